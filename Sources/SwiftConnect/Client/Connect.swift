@@ -1,0 +1,144 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends the requests connectors describe and hands back futures of their results.
+///
+/// ```swift
+/// Connect.default.request(TodoConnector.get(id: 123), debugResponse: true)
+///     .decoded(toType: Todo.self)
+///     .observe { result in
+///         switch result {
+///         case .success(let todo): print(todo)
+///         case .failure(let error): print(error)
+///         }
+///     }
+/// ```
+///
+/// Each request runs through one pipeline: the connector is built into a `URLRequest` (a mistake
+/// fails the future with ``ConnectError/invalidRequest(_:)`` and nothing is sent), the
+/// middleware adapts it, the transport sends it, statuses outside the connector's acceptable range
+/// go to the ``ErrorHandlerProtocol``, and the middleware may retry a failure.
+///
+/// A `Connect` may be released while its requests are in flight: they complete as usual.
+public final class Connect: Sendable {
+    /// A shared instance with the default middleware, error handler and configuration.
+    public static let `default` = Connect()
+
+    /// Adapts every request and decides retries.
+    public let middleware: any ConnectMiddlewareProtocol
+    /// Turns error responses into errors.
+    public let errorHandler: any ErrorHandlerProtocol
+    /// Session, queue, coders, default headers and logger.
+    public let configuration: ConnectConfiguration
+    /// What sends the requests.
+    public let transport: any Transport
+
+    private let inFlight = LockedBox(InFlight())
+
+    /// Creates a client.
+    ///
+    /// - Parameters:
+    ///   - middleware: Adapts and retries requests; the default passes them through.
+    ///   - errorHandler: Turns error responses into errors; the default reads `msg`, `message`,
+    ///     `error` or `err` from JSON bodies.
+    ///   - configuration: Session, callback queue, JSON coders, default headers, logger.
+    ///   - transport: What sends requests; `nil` (the default) makes a ``URLSessionTransport`` from
+    ///     `configuration.sessionConfiguration`. Pass a ``StubTransport`` in tests.
+    public init(
+        middleware: any ConnectMiddlewareProtocol = ConnectMiddleware(),
+        errorHandler: any ErrorHandlerProtocol = ErrorHandler(),
+        configuration: ConnectConfiguration = .default,
+        transport: (any Transport)? = nil
+    ) {
+        self.middleware = middleware
+        self.errorHandler = errorHandler
+        self.configuration = configuration
+        self.transport = transport ?? URLSessionTransport(configuration: configuration.sessionConfiguration)
+    }
+
+    // MARK: Requests
+
+    /// Sends the request `request` describes; the future delivers the response body.
+    ///
+    /// - Parameters:
+    ///   - request: The connector to call.
+    ///   - debugResponse: Logs the request as a cURL command (credentials redacted), then the
+    ///     status, the elapsed time and the pretty-printed body, through the configuration's logger.
+    /// - Returns: A future of the body, on the configuration's callback queue.
+    public func request(_ request: Connector, debugResponse: Bool = false) -> Future<Data> {
+        response(request, debugResponse: debugResponse).map(\.data)
+    }
+
+    /// Sends the request `connector` describes; the future delivers the whole ``Response`` —
+    /// status code, headers and body.
+    ///
+    /// - Parameters:
+    ///   - connector: The connector to call.
+    ///   - debugResponse: Logs the request and response (see ``request(_:debugResponse:)``).
+    /// - Returns: A future of the response, on the configuration's callback queue.
+    public func response(_ connector: Connector, debugResponse: Bool = false) -> Future<Response> {
+        let request: URLRequest
+        do {
+            request = try urlRequest(for: connector)
+        } catch {
+            if debugResponse { configuration.logger.log("SwiftConnect: \(error)") }
+            return Future(result: .failure(error), callbackQueue: configuration.callbackQueue, context: futureContext)
+        }
+        return send(request, acceptableStatusCodes: connector.acceptableStatusCodes, debugResponse: debugResponse)
+    }
+
+    /// Builds the `URLRequest` `connector` describes, with this client's encoder, default headers
+    /// and timeout — what ``request(_:debugResponse:)`` sends before middleware.
+    ///
+    /// - Throws: ``ConnectError/invalidRequest(_:)``.
+    public func urlRequest(for connector: Connector) throws -> URLRequest {
+        try RequestBuilder.makeRequest(
+            for: connector, encoder: configuration.jsonEncoder, defaultHeaders: configuration.defaultHeaders,
+            timeout: configuration.timeoutInterval)
+    }
+
+    /// Cancels every request this client has in flight; each future fails with
+    /// ``ConnectError/cancelled``.
+    public func cancelAllRequests() {
+        let futures = inFlight.withLock { inFlight in
+            defer { inFlight.futures.removeAll() }
+            return Array(inFlight.futures.values)
+        }
+        futures.forEach { $0.cancel() }
+    }
+
+    // MARK: Pipeline
+
+    var futureContext: FutureContext { FutureContext(decoder: configuration.jsonDecoder) }
+
+    /// Runs a built request through middleware, transport, validation and retries.
+    func send(_ request: URLRequest, acceptableStatusCodes: Range<Int>, debugResponse: Bool) -> Future<Response> {
+        let future = Future<Response>(callbackQueue: configuration.callbackQueue, context: futureContext)
+        let promise = Promise(future: future)
+        let id = inFlight.withLock { inFlight in
+            inFlight.nextID &+= 1
+            inFlight.futures[inFlight.nextID] = future
+            return inFlight.nextID
+        }
+        let pipeline = Pipeline(
+            middleware: middleware, errorHandler: errorHandler, transport: transport,
+            logger: debugResponse ? configuration.logger : nil, acceptableStatusCodes: acceptableStatusCodes)
+        let inFlight = self.inFlight
+        let task = Task {
+            let result = await pipeline.run(request)
+            promise.complete(with: result)
+            inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
+        }
+        future.setCancelAction { task.cancel() }
+        return future
+    }
+
+    private struct InFlight {
+        var nextID: UInt64 = 0
+        var futures: [UInt64: Future<Response>] = [:]
+    }
+}

@@ -1,0 +1,70 @@
+import Dispatch
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How a ``Connect`` sends requests and delivers results.
+///
+/// ```swift
+/// var configuration = ConnectConfiguration()
+/// configuration.callbackQueue = .global()
+/// configuration.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+/// let connect = Connect(configuration: configuration)
+/// ```
+///
+/// - Important: The encoder, decoder and session configuration are reference types. Set them up
+///   before handing the configuration to `Connect`, and don't change them afterwards.
+public struct ConnectConfiguration: @unchecked Sendable {
+    // @unchecked Sendable: the reference-typed members (URLSessionConfiguration, JSONEncoder,
+    // JSONDecoder) are documented as set-up-then-frozen; Connect only reads them.
+
+    /// The URLSession configuration (timeouts, caching, cookies, connection limits, …).
+    public var sessionConfiguration: URLSessionConfiguration
+    /// The queue futures from this `Connect` deliver results on. `DispatchQueue.main` on Apple
+    /// platforms; on Linux, where nothing drains the main queue unless the program runs
+    /// `dispatchMain()` or a run loop, a serial queue of the library's own.
+    public var callbackQueue: DispatchQueue
+    /// Encodes `Parameter.jsonObject` bodies.
+    public var jsonEncoder: JSONEncoder
+    /// Decodes bodies in `decoded(toType:)` when no decoder is passed.
+    public var jsonDecoder: JSONDecoder
+    /// Headers sent with every request unless the connector sets one of the same name.
+    public var defaultHeaders: [HTTPHeader]
+    /// The timeout for requests whose connector has none; `nil` keeps the session's (60 s).
+    public var timeoutInterval: TimeInterval?
+    /// Where `debugResponse: true` output goes. Debug output is off unless a request asks for it.
+    public var logger: any ConnectLogger
+
+    /// The serial queue used as the default callback queue on Linux.
+    public static let defaultCallbackQueue: DispatchQueue = {
+        #if canImport(Darwin)
+            return .main
+        #else
+            return DispatchQueue(label: "SwiftConnect.callbacks")
+        #endif
+    }()
+
+    /// Creates a configuration; every parameter has a default.
+    public init(
+        sessionConfiguration: URLSessionConfiguration = .default,
+        callbackQueue: DispatchQueue = ConnectConfiguration.defaultCallbackQueue,
+        jsonEncoder: JSONEncoder = JSONEncoder(),
+        jsonDecoder: JSONDecoder = JSONDecoder(),
+        defaultHeaders: [HTTPHeader] = [],
+        timeoutInterval: TimeInterval? = nil,
+        logger: any ConnectLogger = PrintLogger()
+    ) {
+        self.sessionConfiguration = sessionConfiguration
+        self.callbackQueue = callbackQueue
+        self.jsonEncoder = jsonEncoder
+        self.jsonDecoder = jsonDecoder
+        self.defaultHeaders = defaultHeaders
+        self.timeoutInterval = timeoutInterval
+        self.logger = logger
+    }
+
+    /// The default configuration.
+    public static var `default`: ConnectConfiguration { ConnectConfiguration() }
+}

@@ -1,0 +1,36 @@
+/// A connector whose calls may need credentials.
+///
+/// Return a token for authenticated routes and `nil` for public ones; the library sets the
+/// header, so nothing is hard-coded in `headers`:
+///
+/// ```swift
+/// extension TodoConnector: AuthorizedConnector {
+///     var authorizationToken: AuthorizationToken? { .bearer(token: Session.token) }
+/// }
+/// ```
+public protocol AuthorizedConnector {
+    /// The credentials to send, or `nil` for an unauthenticated call.
+    var authorizationToken: AuthorizationToken? { get }
+}
+
+/// Credentials an ``AuthorizedConnector`` sends.
+public enum AuthorizationToken: Hashable, Sendable {
+    /// `Authorization: Bearer <token>`.
+    case bearer(token: String)
+    /// `Authorization: Basic <base64(username:password)>`.
+    case basic(username: String, password: String)
+    /// `Authorization: <token>`, the value sent as given.
+    case custom(token: String)
+    /// A header of the API's own, e.g. `X-API-Key: <value>`.
+    case header(name: String, value: String)
+
+    /// The header carrying these credentials.
+    public var header: HTTPHeader {
+        switch self {
+        case .bearer(let token): return .authorization(bearerToken: token)
+        case .basic(let username, let password): return .authorization(username: username, password: password)
+        case .custom(let token): return .authorization(token)
+        case .header(let name, let value): return HTTPHeader(name: name, value: value)
+        }
+    }
+}

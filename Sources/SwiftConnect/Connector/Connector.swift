@@ -1,0 +1,71 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Describes one REST resource: where it lives, how to call it and with what.
+///
+/// Conform an enum to `Connector`, one case per call:
+///
+/// ```swift
+/// enum TodoConnector: Connector {
+///     case get(id: Int)
+///
+///     var baseURL: URL { URL(string: "https://jsonplaceholder.typicode.com")! }
+///     var endpoint: String { "/todos/{id}" }
+///     var method: HTTPMethod { .get }
+///     var headers: [HTTPHeader] { [] }
+///     var parameters: ParametersRepresentable? {
+///         switch self {
+///         case .get(let id): return Parameter.path(key: "id", value: "\(id)")
+///         }
+///     }
+/// }
+/// ```
+///
+/// `endpoint` is a template: each `{name}` slot is filled by the path parameter with that key,
+/// percent-encoded so that it fills exactly one path segment. The endpoint is appended to the base
+/// URL's path (`https://host/api/v1` + `/todos` → `https://host/api/v1/todos`), and may carry
+/// its own `?query`.
+///
+/// Building the request is strict: a slot without a value, a path value without a slot, a header
+/// with CR or LF, a non-http(s) base URL or a body that cannot be encoded fail the request with
+/// ``ConnectError/invalidRequest(_:)``, and nothing is sent.
+public protocol Connector {
+    /// The service's base URL, which may include a base path such as `/api/v1`.
+    var baseURL: URL { get }
+    /// The path template appended to the base URL, with `{name}` slots for path parameters.
+    var endpoint: String { get }
+    /// The HTTP method. Defaults to `.get`.
+    var method: HTTPMethod { get }
+    /// Headers to send. Defaults to none.
+    var headers: [HTTPHeader] { get }
+    /// Path, query and body parameters. Defaults to none.
+    var parameters: ParametersRepresentable? { get }
+    /// The request's timeout in seconds, or `nil` (the default) for the configuration's.
+    var timeoutInterval: TimeInterval? { get }
+    /// The status codes that count as success. Defaults to `200..<300`; others go to the
+    /// error handler.
+    var acceptableStatusCodes: Range<Int> { get }
+}
+
+extension Connector {
+    /// No parameters.
+    public var parameters: ParametersRepresentable? { nil }
+    /// No headers.
+    public var headers: [HTTPHeader] { [] }
+    /// `GET`.
+    public var method: HTTPMethod { .get }
+    /// The configuration's timeout.
+    public var timeoutInterval: TimeInterval? { nil }
+    /// `200..<300`.
+    public var acceptableStatusCodes: Range<Int> { 200..<300 }
+
+    /// Builds the `URLRequest` this connector describes, with a default `JSONEncoder`.
+    ///
+    /// - Throws: ``ConnectError/invalidRequest(_:)`` when the connector is invalid.
+    public func asURLRequest() throws -> URLRequest {
+        try RequestBuilder.makeRequest(for: self, encoder: JSONEncoder())
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// One HTTP header: a name and a value.
+///
+/// ```swift
+/// var headers: [HTTPHeader] {
+///     [.accept("application/json"), HTTPHeader(name: "X-Client", value: "demo")]
+/// }
+/// ```
+///
+/// Names compare case-insensitively when headers are looked up in ``HTTPHeaders``. A name that
+/// is not a valid token, or a value containing CR, LF or NUL, fails the request with
+/// ``InvalidRequestReason/invalidHeader(name:)`` before anything is sent.
+public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
+    /// The header's name, e.g. `"Content-Type"`.
+    public let name: String
+    /// The header's value.
+    public let value: String
+
+    /// Creates a header.
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// `Name: value`.
+    public var description: String { "\(name): \(value)" }
+
+    /// Whether the name is a valid RFC 9110 token and the value has no CR, LF or NUL.
+    var isValid: Bool {
+        !name.isEmpty && name.utf8.allSatisfy(HTTPHeader.isTokenByte)
+            && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "!#$%&'*+-.^_`|~".utf8.contains(byte)
+        }
+    }
+}
+
+extension HTTPHeader {
+    /// `Accept: value`.
+    public static func accept(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept", value: value)
+    }
+
+    /// `Accept-Encoding: value`.
+    public static func acceptEncoding(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept-Encoding", value: value)
+    }
+
+    /// `Accept-Language: value`.
+    public static func acceptLanguage(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept-Language", value: value)
+    }
+
+    /// `Authorization: value`, sent as given.
+    public static func authorization(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Authorization", value: value)
+    }
+
+    /// `Authorization: Bearer token`.
+    public static func authorization(bearerToken: String) -> HTTPHeader {
+        authorization("Bearer \(bearerToken)")
+    }
+
+    /// `Authorization: Basic base64(username:password)`.
+    public static func authorization(username: String, password: String) -> HTTPHeader {
+        let credential = Data("\(username):\(password)".utf8).base64EncodedString()
+        return authorization("Basic \(credential)")
+    }
+
+    /// `Content-Disposition: value`.
+    public static func contentDisposition(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Disposition", value: value)
+    }
+
+    /// `Content-Type: value`.
+    public static func contentType(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Content-Type", value: value)
+    }
+
+    /// `User-Agent: value`.
+    public static func userAgent(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "User-Agent", value: value)
+    }
+}

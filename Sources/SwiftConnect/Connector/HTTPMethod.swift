@@ -1,0 +1,52 @@
+/// An HTTP request method; an open set with the standard methods as static members.
+///
+/// ```swift
+/// let method: HTTPMethod = .put
+/// let custom = HTTPMethod(rawValue: "PROPFIND")
+/// ```
+public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The method's name as sent on the wire, e.g. `"GET"`.
+    public let rawValue: String
+
+    /// Creates a method from its wire name. Names are case-sensitive; an invalid token is
+    /// reported as ``InvalidRequestReason/invalidMethod(_:)`` when a request is built.
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    /// `CONNECT`
+    public static let connect = HTTPMethod(rawValue: "CONNECT")
+    /// `DELETE`
+    public static let delete = HTTPMethod(rawValue: "DELETE")
+    /// `GET`
+    public static let get = HTTPMethod(rawValue: "GET")
+    /// `HEAD`
+    public static let head = HTTPMethod(rawValue: "HEAD")
+    /// `OPTIONS`
+    public static let options = HTTPMethod(rawValue: "OPTIONS")
+    /// `PATCH`
+    public static let patch = HTTPMethod(rawValue: "PATCH")
+    /// `POST`
+    public static let post = HTTPMethod(rawValue: "POST")
+    /// `PUT`
+    public static let put = HTTPMethod(rawValue: "PUT")
+    /// `QUERY`
+    public static let query = HTTPMethod(rawValue: "QUERY")
+    /// `TRACE`
+    public static let trace = HTTPMethod(rawValue: "TRACE")
+
+    /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2):
+    /// GET, HEAD, PUT, DELETE, OPTIONS, TRACE and QUERY.
+    public var isIdempotent: Bool {
+        switch self {
+        case .get, .head, .put, .delete, .options, .trace, .query: return true
+        default: return false
+        }
+    }
+
+    /// Whether a request with this method may carry a body. GET and HEAD may not.
+    public var allowsBody: Bool { self != .get && self != .head }
+
+    /// The wire name.
+    public var description: String { rawValue }
+}

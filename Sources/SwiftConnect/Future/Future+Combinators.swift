@@ -1,0 +1,126 @@
+import Dispatch
+
+extension Future {
+    /// Makes a pending future that shares this one's queue and context and whose `cancel()`
+    /// cancels this one.
+    func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
+        Future<T>(callbackQueue: callbackQueue, context: context) { [self] in cancel() }
+    }
+
+    /// Transforms the value when this future succeeds.
+    ///
+    /// The transform runs on the callback queue. A thrown error fails the new future; a failure of
+    /// this future passes through untouched.
+    ///
+    /// - Parameter transform: Turns the value into a new one; may throw.
+    /// - Returns: A future of the transformed value.
+    public func map<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
+        let next = derived(T.self)
+        register(on: callbackQueue) { result in
+            let mapped: Result<T, any Error>
+            switch result {
+            case .success(let value): mapped = Result { try transform(value) }
+            case .failure(let error): mapped = .failure(error)
+            }
+            return next.takeWork(completingWith: mapped) ?? .empty
+        }
+        return next
+    }
+
+    /// Starts another asynchronous operation with the value when this future succeeds — chaining
+    /// one request after another.
+    ///
+    /// ```swift
+    /// connect.request(UserConnector.me).decoded(toType: User.self)
+    ///     .flatMap { user in connect.request(TodoConnector.list(userId: user.id)) }
+    /// ```
+    ///
+    /// Cancelling the returned future cancels whichever of the two operations is running.
+    ///
+    /// - Parameter transform: Returns the next future; may throw to fail the chain.
+    /// - Returns: A future completed by the future `transform` returns.
+    public func flatMap<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> Future<T>) -> Future<T> {
+        let next = derived(T.self)
+        register(on: callbackQueue) { result in
+            switch result {
+            case .failure(let error):
+                return next.takeWork(completingWith: .failure(error)) ?? .empty
+            case .success(let value):
+                let inner: Future<T>
+                do {
+                    inner = try transform(value)
+                } catch {
+                    return next.takeWork(completingWith: .failure(error)) ?? .empty
+                }
+                next.setCancelAction { inner.cancel() }
+                inner.register(on: nil) { innerResult in
+                    next.takeWork(completingWith: innerResult) ?? .empty
+                }
+                return .empty
+            }
+        }
+        return next
+    }
+
+    /// Transforms the error when this future fails; a success passes through untouched.
+    ///
+    /// - Parameter transform: Turns the error into another error.
+    /// - Returns: A future with the transformed error.
+    public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
+        let next = derived(Value.self)
+        register(on: callbackQueue) { result in
+            next.takeWork(completingWith: result.mapError(transform)) ?? .empty
+        }
+        return next
+    }
+
+    /// Turns a failure into a value; a success passes through untouched.
+    ///
+    /// - Parameter transform: Returns a replacement value for the error, or rethrows it (or
+    ///   another error) to keep the future failed.
+    /// - Returns: A future that fails only if `transform` throws.
+    public func recover(_ transform: @escaping @Sendable (any Error) throws -> Value) -> Future<Value> {
+        let next = derived(Value.self)
+        register(on: callbackQueue) { result in
+            let recovered: Result<Value, any Error>
+            switch result {
+            case .success: recovered = result
+            case .failure(let error): recovered = Result { try transform(error) }
+            }
+            return next.takeWork(completingWith: recovered) ?? .empty
+        }
+        return next
+    }
+
+    /// Turns a failure into another asynchronous operation; a success passes through untouched.
+    ///
+    /// - Parameter transform: Returns the future to continue with, or throws to keep failing.
+    /// - Returns: A future completed by the future `transform` returns.
+    public func flatRecover(_ transform: @escaping @Sendable (any Error) throws -> Future<Value>) -> Future<Value> {
+        let next = derived(Value.self)
+        register(on: callbackQueue) { result in
+            guard case .failure(let error) = result else {
+                return next.takeWork(completingWith: result) ?? .empty
+            }
+            let inner: Future<Value>
+            do {
+                inner = try transform(error)
+            } catch {
+                return next.takeWork(completingWith: .failure(error)) ?? .empty
+            }
+            next.setCancelAction { inner.cancel() }
+            inner.register(on: nil) { innerResult in
+                next.takeWork(completingWith: innerResult) ?? .empty
+            }
+            return .empty
+        }
+        return next
+    }
+
+    /// Discards the value, keeping only success or failure.
+    ///
+    /// - Returns: A future of `Void`.
+    public func discardingValue() -> Future<Void> {
+        map { _ in () }
+    }
+}

@@ -1,0 +1,190 @@
+import Dispatch
+import Foundation
+
+/// The eventual result of an asynchronous operation: a value, or an error.
+///
+/// A `Future` is read-only; the ``Promise`` that made it completes it. `Connect` hands back
+/// futures for every request; chain them with ``map(_:)``, ``flatMap(_:)``,
+/// ``decoded(toType:keyPath:decoder:)`` and friends, then ``observe(_:)`` the result or
+/// `await` ``value``.
+///
+/// - Important: The threading contract.
+///   - A future completes **exactly once**: the first completion wins and later ones are ignored.
+///   - Every observer runs exactly once, in the order it was registered, never while a lock is
+///     held, on the future's callback queue. Futures made by ``Connect`` use
+///     ``ConnectConfiguration/callbackQueue``; futures made by a ``Promise`` use the queue given to
+///     ``Promise/init(callbackQueue:)``, or run observers on the thread that completes the promise
+///     when none was given. Futures derived with `map`, `flatMap`, … share their source's queue.
+///   - Observing a future that has already completed still runs the observer (on the same queue).
+///   - Observers are released once they have run; long chains run in a loop, never recursively.
+///
+/// In a module that also imports Combine, spell it `SwiftConnect.Future`.
+// @unchecked Sendable: the only mutable state is `state`, a LockedBox reached through withLock.
+public final class Future<Value: Sendable>: @unchecked Sendable {
+    typealias Callback = @Sendable (Result<Value, any Error>) -> WorkList
+
+    enum State {
+        case pending(callbacks: [(queue: DispatchQueue?, body: Callback)], onCancel: (@Sendable () -> Void)?)
+        case completed(Result<Value, any Error>)
+    }
+
+    /// Where observers run; `nil` means on the completing thread.
+    let callbackQueue: DispatchQueue?
+    /// The JSON decoder `decoded(toType:)` uses when none is passed; set by `Connect`.
+    let context: FutureContext
+    private let state: LockedBox<State>
+
+    init(callbackQueue: DispatchQueue?, context: FutureContext = .init(), onCancel: (@Sendable () -> Void)? = nil) {
+        self.callbackQueue = callbackQueue
+        self.context = context
+        self.state = LockedBox(.pending(callbacks: [], onCancel: onCancel))
+    }
+
+    init(result: Result<Value, any Error>, callbackQueue: DispatchQueue?, context: FutureContext = .init()) {
+        self.callbackQueue = callbackQueue
+        self.context = context
+        self.state = LockedBox(.completed(result))
+    }
+
+    /// Creates a future that has already succeeded with `value`.
+    ///
+    /// - Parameters:
+    ///   - value: The value observers receive.
+    ///   - callbackQueue: Where observers run; `nil` (the default) runs them on the caller's thread.
+    public convenience init(value: Value, callbackQueue: DispatchQueue? = nil) {
+        self.init(result: .success(value), callbackQueue: callbackQueue)
+    }
+
+    /// Creates a future that has already failed with `error`.
+    ///
+    /// - Parameters:
+    ///   - error: The error observers receive.
+    ///   - callbackQueue: Where observers run; `nil` (the default) runs them on the caller's thread.
+    public convenience init(error: any Error, callbackQueue: DispatchQueue? = nil) {
+        self.init(result: .failure(error), callbackQueue: callbackQueue)
+    }
+
+    /// The result, if the future has completed; `nil` while it is pending.
+    public var result: Result<Value, any Error>? {
+        state.withLock { state in
+            if case .completed(let result) = state { return result }
+            return nil
+        }
+    }
+
+    /// Whether the future has completed (succeeded, failed or been cancelled).
+    public var isCompleted: Bool { result != nil }
+
+    // MARK: Observing
+
+    /// Registers `callback` to receive the result once the future completes.
+    ///
+    /// The callback runs exactly once, on the future's callback queue, after the observers
+    /// registered before it. If the future has already completed it still runs.
+    ///
+    /// - Parameter callback: Receives `.success(value)` or `.failure(error)`.
+    /// - Returns: This future, so several observers can be chained.
+    @discardableResult
+    public func observe(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Future<Value> {
+        register(on: callbackQueue) { result in
+            callback(result)
+            return .empty
+        }
+        return self
+    }
+
+    /// Registers `callback` to run with the value if the future succeeds.
+    ///
+    /// - Parameter callback: Receives the value; not called on failure.
+    /// - Returns: This future, so several observers can be chained.
+    @discardableResult
+    public func whenSuccess(_ callback: @escaping @Sendable (Value) -> Void) -> Future<Value> {
+        observe { if case .success(let value) = $0 { callback(value) } }
+    }
+
+    /// Registers `callback` to run with the error if the future fails.
+    ///
+    /// - Parameter callback: Receives the error; not called on success.
+    /// - Returns: This future, so several observers can be chained.
+    @discardableResult
+    public func whenFailure(_ callback: @escaping @Sendable (any Error) -> Void) -> Future<Value> {
+        observe { if case .failure(let error) = $0 { callback(error) } }
+    }
+
+    // MARK: Cancelling
+
+    /// Cancels the operation behind this future.
+    ///
+    /// If the future is still pending it fails at once with ``ConnectError/cancelled`` (telling it
+    /// apart from real failures) and the work producing it — an HTTP request, or the future this
+    /// one was derived from — is cancelled. Cancelling a completed future does nothing.
+    public func cancel() {
+        let onCancel: (@Sendable () -> Void)? = state.withLock { state in
+            if case .pending(_, let onCancel) = state { return onCancel }
+            return nil
+        }
+        complete(with: .failure(ConnectError.cancelled))
+        onCancel?()
+    }
+
+    /// Sets what `cancel()` must stop; used while the future is pending.
+    func setCancelAction(_ action: (@Sendable () -> Void)?) {
+        let runNow: Bool = state.withLock { state in
+            guard case .pending(let callbacks, _) = state else { return true }
+            state = .pending(callbacks: callbacks, onCancel: action)
+            return false
+        }
+        // A future cancelled before its work started still stops that work.
+        if runNow, case .failure(let error)? = result, (error as? ConnectError)?.isCancellation == true {
+            action?()
+        }
+    }
+
+    // MARK: Completing (for Promise and the combinators)
+
+    /// Completes the future unless it already is; returns whether this call won.
+    @discardableResult
+    func complete(with result: Result<Value, any Error>) -> Bool {
+        guard let work = takeWork(completingWith: result) else { return false }
+        work.drain()
+        return true
+    }
+
+    /// Marks the future completed and returns its observers as work, without running them.
+    /// Returns `nil` if it had already completed.
+    func takeWork(completingWith result: Result<Value, any Error>) -> WorkList? {
+        let callbacks: [(queue: DispatchQueue?, body: Callback)]? = state.withLock { state in
+            guard case .pending(let callbacks, _) = state else { return nil }
+            state = .completed(result)
+            return callbacks
+        }
+        guard let callbacks else { return nil }
+        return WorkList(items: callbacks.map { callback in
+            WorkList.Item(queue: callback.queue) { callback.body(result) }
+        })
+    }
+
+    /// Adds an observer that runs on `queue` (`nil`: wherever the future completes).
+    func register(on queue: DispatchQueue?, _ body: @escaping Callback) {
+        let completed: Result<Value, any Error>? = state.withLock { state in
+            switch state {
+            case .pending(var callbacks, let onCancel):
+                state = .pending(callbacks: [], onCancel: nil)  // keep `callbacks` uniquely referenced
+                callbacks.append((queue, body))
+                state = .pending(callbacks: callbacks, onCancel: onCancel)
+                return nil
+            case .completed(let result):
+                return result
+            }
+        }
+        if let completed {
+            WorkList(items: [WorkList.Item(queue: queue) { body(completed) }]).drain()
+        }
+    }
+}
+
+/// What derived futures inherit from their source besides the queue.
+struct FutureContext: Sendable {
+    /// Decoder used by `decoded(toType:)` when the caller passes none; `nil` means `JSONDecoder()`.
+    var decoder: JSONDecoder? = nil
+}

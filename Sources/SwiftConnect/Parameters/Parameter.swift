@@ -1,0 +1,73 @@
+import Foundation
+
+/// A single request parameter.
+///
+/// Return one from a connector's `parameters`, or combine several with ``CompositeParameters``:
+///
+/// ```swift
+/// Parameter.path(key: "id", value: "123")     // fills {id} in the endpoint
+/// Parameter.query(key: "action", value: "done") // appends ?action=done
+/// Parameter.jsonObject(value: todo)            // sends todo as the JSON body
+/// ```
+///
+/// Values are percent-encoded for you: a path value always fills exactly one path segment, and
+/// query names and values are encoded per RFC 3986 (`&`, `=`, `+`, `/`, `?`, `#`, spaces and
+/// non-ASCII included).
+public enum Parameter: ParametersRepresentable {
+    /// A query item appended to the URL; keys may repeat and keep their order.
+    case query(key: String, value: String)
+    /// The value for the endpoint's `{key}` slot.
+    case path(key: String, value: String)
+    /// A JSON body, encoded with the `Connect` configuration's `JSONEncoder`.
+    ///
+    /// In a Swift 6 module, store such values as `any Encodable & Sendable` if the enum holding
+    /// them must be `Sendable`.
+    case jsonObject(value: any Encodable)
+    /// A field of an `application/x-www-form-urlencoded` body; several accumulate in order.
+    case form(key: String, value: String)
+    /// A raw body with its content type, e.g. `.data(xml, contentType: "application/xml")`.
+    case data(Data, contentType: String)
+
+    /// Adds this parameter to `parameters`.
+    public func apply(to parameters: inout RequestParameters) throws {
+        switch self {
+        case .query(let key, let value): parameters.appendQueryItem(name: key, value: value)
+        case .path(let key, let value): try parameters.setPathValue(value, forKey: key)
+        case .jsonObject(let value): try parameters.setJSONBody(value)
+        case .form(let key, let value): try parameters.appendFormField(name: key, value: value)
+        case .data(let data, let contentType): try parameters.setBody(data, contentType: contentType)
+        }
+    }
+}
+
+/// Several parameters of any kinds, applied in order.
+///
+/// ```swift
+/// CompositeParameters(
+///     .path(key: "userId", value: "1"),
+///     .path(key: "todoId", value: "5"),
+///     .query(key: "action", value: "done"),
+///     .jsonObject(value: todo)
+/// )
+/// ```
+public struct CompositeParameters: ParametersRepresentable {
+    /// The parameters, in the order they are applied.
+    public let parameters: [ParametersRepresentable]
+
+    /// Combines parameters.
+    public init(_ parameters: Parameter...) {
+        self.parameters = parameters
+    }
+
+    /// Combines parameters of any kinds, including your own ``ParametersRepresentable`` types.
+    public init(_ parameters: [ParametersRepresentable]) {
+        self.parameters = parameters
+    }
+
+    /// Applies every parameter in order.
+    public func apply(to parameters: inout RequestParameters) throws {
+        for parameter in self.parameters {
+            try parameter.apply(to: &parameters)
+        }
+    }
+}

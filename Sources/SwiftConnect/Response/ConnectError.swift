@@ -1,0 +1,190 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The one error type SwiftConnect produces, with a case per stage of the request pipeline.
+///
+/// Errors that an ``ErrorHandlerProtocol`` returns reach you unchanged; everything the library
+/// itself detects is a `ConnectError`:
+///
+/// ```swift
+/// switch error as? ConnectError {
+/// case .unacceptableStatus(let response, let message)?:
+///     print(response.statusCode, message ?? "")
+/// case .cancelled?:
+///     break  // the user navigated away
+/// default:
+///     print(error)
+/// }
+/// ```
+public enum ConnectError: Error, Sendable {
+    /// The connector could not be turned into a valid request; nothing was sent.
+    case invalidRequest(InvalidRequestReason)
+    /// The request could not be sent or its response not received (no connection, timeout, …).
+    /// The underlying error is usually a `URLError`.
+    case transport(underlying: any Error)
+    /// The server answered with a status outside the acceptable range (200..<300 by default).
+    /// `message` is what the error handler read from the body (`msg`, `message`, `error`, `err`).
+    case unacceptableStatus(Response, message: String?)
+    /// The response body could not be decoded into the type asked for.
+    case decoding(DecodingFailure)
+    /// The request was cancelled: by `Future.cancel()`, by `Connect.cancelAllRequests()`, or by
+    /// cancelling the task that awaited it. Never a failure of the server or the network.
+    case cancelled
+    /// The server's answer was not an HTTP response.
+    case invalidResponse
+    /// The work behind the future was dropped without completing it (its ``Promise`` was released).
+    case abandoned
+
+    /// Whether this is a cancellation rather than a failure.
+    public var isCancellation: Bool {
+        if case .cancelled = self { return true }
+        return false
+    }
+
+    /// The response, where the server sent one.
+    public var response: Response? {
+        switch self {
+        case .unacceptableStatus(let response, _): return response
+        case .decoding(let failure): return failure.response
+        default: return nil
+        }
+    }
+
+    /// The HTTP status code, where the server sent a response.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The response body, where the server sent a response.
+    public var responseBody: Data? { response?.data }
+
+    /// The error this one wraps, if any.
+    public var underlyingError: (any Error)? {
+        switch self {
+        case .transport(let underlying): return underlying
+        case .decoding(let failure): return failure.underlyingError
+        case .invalidRequest(.encodingFailed(let underlying)): return underlying
+        default: return nil
+        }
+    }
+}
+
+extension ConnectError: LocalizedError, CustomStringConvertible {
+    /// A readable, single-line description of what went wrong.
+    public var description: String {
+        switch self {
+        case .invalidRequest(let reason):
+            return "Invalid request (nothing was sent): \(reason)"
+        case .transport(let underlying):
+            return "Transport error: \(underlying.localizedDescription)"
+        case .unacceptableStatus(let response, let message):
+            let target = response.request.httpMethod.map { "\($0) \(response.request.url?.absoluteString ?? "")" }
+            var text = "Unacceptable status \(response.statusCode)"
+            if let target { text += " for \(target)" }
+            if let message, !message.isEmpty { text += ": \(message)" }
+            return text
+        case .decoding(let failure):
+            return failure.description
+        case .cancelled:
+            return "The request was cancelled"
+        case .invalidResponse:
+            return "The server's answer was not an HTTP response"
+        case .abandoned:
+            return "The operation was dropped before it completed"
+        }
+    }
+
+    /// Same as ``description``.
+    public var errorDescription: String? { description }
+}
+
+/// Why a connector could not be turned into a request. Nothing was sent.
+public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
+    /// The base URL is not an absolute `http` or `https` URL with a host.
+    case invalidBaseURL(String)
+    /// The endpoint template is malformed (an unclosed `{`, an empty `{}` …).
+    case malformedEndpoint(String, detail: String)
+    /// The endpoint has a `{slot}` that no path parameter fills.
+    case missingPathValue(slot: String)
+    /// A path parameter names a slot the endpoint does not have.
+    case unusedPathParameter(key: String)
+    /// Two path parameters fill the same slot.
+    case duplicatePathParameter(key: String)
+    /// A path parameter's value is empty, which would leave an empty path segment.
+    case emptyPathValue(key: String)
+    /// More than one body was given (a JSON object, form fields and raw data are exclusive).
+    case multipleBodies
+    /// The method does not allow a body (GET, HEAD).
+    case bodyNotAllowed(method: String)
+    /// The method is not a valid HTTP token.
+    case invalidMethod(String)
+    /// A header name is not a valid token, or its value contains CR, LF or NUL.
+    case invalidHeader(name: String)
+    /// The body could not be encoded (for example a `Double.nan` in a JSON body).
+    case encodingFailed(underlying: any Error)
+    /// The pieces did not form a valid URL.
+    case invalidURL(String)
+
+    /// A readable explanation.
+    public var description: String {
+        switch self {
+        case .invalidBaseURL(let url):
+            return "base URL '\(url)' must be an absolute http or https URL with a host"
+        case .malformedEndpoint(let endpoint, let detail):
+            return "endpoint '\(endpoint)' is malformed: \(detail)"
+        case .missingPathValue(let slot):
+            return "no path parameter fills the slot {\(slot)}"
+        case .unusedPathParameter(let key):
+            return "path parameter '\(key)' has no {\(key)} slot in the endpoint"
+        case .duplicatePathParameter(let key):
+            return "path parameter '\(key)' is given more than once"
+        case .emptyPathValue(let key):
+            return "path parameter '\(key)' is empty"
+        case .multipleBodies:
+            return "more than one body was given (JSON object, form fields and raw data are exclusive)"
+        case .bodyNotAllowed(let method):
+            return "\(method) requests cannot carry a body"
+        case .invalidMethod(let method):
+            return "'\(method)' is not a valid HTTP method"
+        case .invalidHeader(let name):
+            return "header '\(name)' has an invalid name or a value containing CR, LF or NUL"
+        case .encodingFailed(let underlying):
+            return "the body could not be encoded: \(underlying)"
+        case .invalidURL(let url):
+            return "'\(url)' is not a valid URL"
+        }
+    }
+
+    /// Reasons are equal when they have the same case and values; `encodingFailed` compares
+    /// only the case.
+    public static func == (lhs: InvalidRequestReason, rhs: InvalidRequestReason) -> Bool {
+        switch (lhs, rhs) {
+        case (.encodingFailed, .encodingFailed): return true
+        default: return lhs.description == rhs.description
+        }
+    }
+}
+
+/// Details of a body that could not be decoded.
+public struct DecodingFailure: Sendable, CustomStringConvertible {
+    /// The type that was asked for.
+    public let type: String
+    /// The dot-separated key path decoded from, if any.
+    public let keyPath: String?
+    /// What went wrong, in words (the coding path where the decoder stopped, a missing key …).
+    public let reason: String
+    /// The decoder's own error, if there was one.
+    public let underlyingError: (any Error)?
+    /// The response whose body failed to decode, when it came from a request.
+    public let response: Response?
+
+    /// A readable explanation naming the type, the key path and the reason.
+    public var description: String {
+        var text = "Could not decode \(type)"
+        if let keyPath { text += " at key path '\(keyPath)'" }
+        text += ": \(reason)"
+        if let response { text += " (status \(response.statusCode), \(response.data.count) bytes)" }
+        return text
+    }
+}

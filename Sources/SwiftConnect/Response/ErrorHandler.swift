@@ -1,0 +1,132 @@
+import Foundation
+
+/// Turns an error response (a status outside the acceptable range) into the error you want to see.
+///
+/// Implement ``handle(response:)`` — it receives the JSON object the server sent — and return your
+/// error, or `nil` to treat the response as a success after all:
+///
+/// ```swift
+/// struct APIErrorHandler: ErrorHandlerProtocol {
+///     func handle(response: [String: Any]) -> Error? {
+///         guard let code = response["code"] as? String else { return nil }
+///         return APIError(code: code)
+///     }
+/// }
+/// let connect = Connect(middleware: ConnectMiddleware(), errorHandler: APIErrorHandler())
+/// ```
+///
+/// The error you return reaches the future's observers unchanged. Bodies that are not a JSON
+/// object never reach ``handle(response:)``: they fail with
+/// ``ConnectError/unacceptableStatus(_:message:)``, carrying the status code and the body.
+public protocol ErrorHandlerProtocol: Sendable {
+    /// Returns the error for an error response's JSON object, or `nil` to accept the response.
+    func handle(response: [String: Any]) -> Error?
+
+    /// Like ``handle(response:)``, also given the status code. The default calls
+    /// ``handle(response:)``.
+    func handle(response: [String: Any], statusCode: Int) -> Error?
+
+    /// Returns the error for a whole error response, or `nil` to accept it.
+    ///
+    /// The default parses the body as a JSON object and calls ``handle(response:statusCode:)``; for
+    /// any other body it returns ``ConnectError/unacceptableStatus(_:message:)``.
+    func handle(_ response: Response) -> Error?
+}
+
+extension ErrorHandlerProtocol {
+    /// Calls ``handle(response:)``.
+    public func handle(response: [String: Any], statusCode: Int) -> Error? {
+        handle(response: response)
+    }
+
+    /// Parses a JSON object body and calls ``handle(response:statusCode:)``; other bodies fail
+    /// with ``ConnectError/unacceptableStatus(_:message:)``.
+    public func handle(_ response: Response) -> Error? {
+        guard let object = ErrorHandler.jsonObject(in: response.data) else {
+            return ConnectError.unacceptableStatus(response, message: ErrorHandler.textMessage(in: response))
+        }
+        return handle(response: object, statusCode: response.statusCode)
+    }
+}
+
+/// The default error handler: reads the server's message from the first of `msg`, `message`,
+/// `error` and `err` and fails with ``ConnectError/unacceptableStatus(_:message:)``, which carries
+/// the status code, the headers and the body too.
+public struct ErrorHandler: ErrorHandlerProtocol {
+    /// The keys looked up for the server's message, in order.
+    public let messageKeys: [String]
+
+    /// Creates a handler that reads the message from `messageKeys`, in order.
+    public init(messageKeys: [String] = ["msg", "message", "error", "err"]) {
+        self.messageKeys = messageKeys
+    }
+
+    /// Returns an ``ErrorMessage`` with the server's message (or a generic one).
+    public func handle(response: [String: Any]) -> Error? {
+        ErrorMessage(message: message(in: response) ?? "The server reported an error")
+    }
+
+    /// Fails with ``ConnectError/unacceptableStatus(_:message:)``, with the message found in a
+    /// JSON body, or a short plain-text body's text.
+    public func handle(_ response: Response) -> Error? {
+        let message = ErrorHandler.jsonObject(in: response.data).flatMap(message(in:))
+        return ConnectError.unacceptableStatus(response, message: message ?? ErrorHandler.textMessage(in: response))
+    }
+
+    /// The server's message in `json`: the first message key holding a string, a string inside a
+    /// nested object (`{"error": {"message": "…"}}`), or strings in an array, joined.
+    public func message(in json: [String: Any]) -> String? {
+        for key in messageKeys {
+            guard let value = json[key] else { continue }
+            if let text = Self.text(of: value, keys: messageKeys) { return text }
+        }
+        return nil
+    }
+
+    private static func text(of value: Any, keys: [String]) -> String? {
+        switch value {
+        case let string as String:
+            return string
+        case let object as [String: Any]:
+            return keys.lazy.compactMap { key in object[key].flatMap { $0 as? String } }.first
+        case let array as [Any]:
+            let strings = array.compactMap { element -> String? in
+                if let string = element as? String { return string }
+                if let object = element as? [String: Any] { return text(of: object, keys: keys) }
+                return nil
+            }
+            return strings.isEmpty ? nil : strings.joined(separator: "; ")
+        default:
+            return nil
+        }
+    }
+
+    static func jsonObject(in data: Data) -> [String: Any]? {
+        guard !data.isEmpty else { return nil }
+        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+    }
+
+    /// A short `text/plain` body, trimmed; `nil` for anything else.
+    static func textMessage(in response: Response) -> String? {
+        guard response.headers["Content-Type"]?.lowercased().hasPrefix("text/plain") == true,
+            response.data.count <= 1024, let text = String(data: response.data, encoding: .utf8)
+        else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+/// An error carrying only the server's message; what ``ErrorHandler/handle(response:)`` returns
+/// when called directly.
+public struct ErrorMessage: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The server's message.
+    public let message: String
+
+    /// Creates an error with `message`.
+    public init(message: String) {
+        self.message = message
+    }
+
+    /// The message.
+    public var description: String { message }
+}

@@ -1,0 +1,83 @@
+import Foundation
+
+extension Future where Value == Data {
+    /// Decodes the body as JSON into `type`, optionally at a dot-separated key path.
+    ///
+    /// ```swift
+    /// connect.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self)
+    /// connect.request(SearchConnector.find("swift")).decoded(toType: [Item].self, keyPath: "data.items")
+    /// ```
+    ///
+    /// Key path components are object keys as they appear in the JSON, or array indexes
+    /// (`items.0`). An empty body decodes only into ``Empty``; anything else fails clearly.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - keyPath: Where in the JSON the value sits, e.g. `data.item`; `nil` for the whole body.
+    ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
+    /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``.
+    public func decoded<T: Decodable & Sendable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil)
+        -> Future<T>
+    {
+        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        return map { data in
+            try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+        }
+    }
+
+    /// Decodes the body as JSON into `type` if there is a value: an empty body, or a key path that
+    /// is missing or `null`, gives `nil`; malformed JSON still fails.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.
+    ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
+    /// - Returns: A future of the decoded value or `nil`.
+    public func decodedIfPresent<T: Decodable & Sendable>(
+        toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
+    ) -> Future<T?> {
+        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        return map { data in
+            try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+        }
+    }
+}
+
+extension Future where Value == Response {
+    /// Decodes the response body as JSON into `type`, optionally at a dot-separated key path.
+    /// Decoding failures carry the response.
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.
+    ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
+    /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``.
+    public func decoded<T: Decodable & Sendable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil)
+        -> Future<T>
+    {
+        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        return map { response in
+            try BodyDecoder.decode(type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+        }
+    }
+
+    /// Decodes the body if there is a value (see ``Future/decodedIfPresent(toType:keyPath:decoder:)``).
+    ///
+    /// - Parameters:
+    ///   - type: The type to decode.
+    ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.
+    ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
+    /// - Returns: A future of the decoded value or `nil`.
+    public func decodedIfPresent<T: Decodable & Sendable>(
+        toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
+    ) -> Future<T?> {
+        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        return map { response in
+            try BodyDecoder.decodeIfPresent(
+                type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+        }
+    }
+
+    /// The body alone.
+    public var data: Future<Data> { map(\.data) }
+}

@@ -1,0 +1,54 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An HTTP response with the request that produced it: status, headers and body together.
+///
+/// `Connect.response(_:debugResponse:)` hands these back for callers who need more than the body —
+/// a `201 Created`, a `Location`, pagination headers:
+///
+/// ```swift
+/// connect.response(TodoConnector.list(page: 1)).observe { result in
+///     if case .success(let response) = result {
+///         print(response.statusCode, response.headers["X-Total-Count"] ?? "?")
+///     }
+/// }
+/// ```
+public struct Response: @unchecked Sendable {
+    // @unchecked Sendable: HTTPURLResponse is an immutable Foundation class that FoundationNetworking
+    // does not mark Sendable; Response never mutates it and exposes it read-only.
+
+    /// The request as it was sent (after middleware), for the final hop of any redirects.
+    public let request: URLRequest
+    /// The underlying response.
+    public let httpResponse: HTTPURLResponse
+    /// The body; empty when the server sent none (a `204`, a `HEAD`).
+    public let data: Data
+    /// The headers, looked up case-insensitively.
+    public let headers: HTTPHeaders
+
+    /// Creates a response, e.g. for an ``ErrorHandlerProtocol`` test.
+    public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data) {
+        self.request = request
+        self.httpResponse = httpResponse
+        self.data = data
+        self.headers = HTTPHeaders(httpResponse)
+    }
+
+    /// The HTTP status code.
+    public var statusCode: Int { httpResponse.statusCode }
+
+    /// The URL that answered, after any redirects.
+    public var url: URL? { httpResponse.url ?? request.url }
+
+    /// Decodes the body as JSON into `type`, optionally at a dot-separated key path.
+    ///
+    /// - Throws: ``ConnectError/decoding(_:)``.
+    public func decoded<T: Decodable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder = JSONDecoder())
+        throws -> T
+    {
+        try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: self)
+    }
+}
