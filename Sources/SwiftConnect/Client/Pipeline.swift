@@ -49,18 +49,12 @@ struct Pipeline: Sendable {
             return (.failure(Self.classify(error, wrapTransport: false)), nil)
         }
         logger?.log(DebugDescription.curl(adapted))
-        let start = DispatchTime.now()
-        let data: Data
-        let httpResponse: HTTPURLResponse
+        let response: Response
         do {
-            (data, httpResponse) = try await transport.send(adapted)
+            response = try await sendFollowingRedirects(adapted)
         } catch {
-            let error = Self.classify(error, wrapTransport: true)
-            logger?.log(DebugDescription.failure(adapted, error: error, elapsed: Self.seconds(since: start)))
             return (.failure(error), nil)
         }
-        let response = Response(request: adapted, httpResponse: httpResponse, data: data)
-        logger?.log(DebugDescription.response(response, elapsed: Self.seconds(since: start)))
         if acceptableStatusCodes.contains(response.statusCode) {
             return (.success(response), response)
         }
@@ -68,6 +62,35 @@ struct Pipeline: Sendable {
             return (.failure(error), response)
         }
         return (.success(response), response)
+    }
+
+    /// Sends `request` and follows redirects with ``RedirectSafety``'s rules (the adapters do not
+    /// run again on a hop, so credentials they add never reach another origin).
+    private func sendFollowingRedirects(_ request: URLRequest) async throws -> Response {
+        var current = request
+        var hops = 0
+        while true {
+            let start = DispatchTime.now()
+            let data: Data
+            let httpResponse: HTTPURLResponse
+            do {
+                (data, httpResponse) = try await transport.send(current)
+            } catch {
+                let error = Self.classify(error, wrapTransport: true)
+                logger?.log(DebugDescription.failure(current, error: error, elapsed: Self.seconds(since: start)))
+                throw error
+            }
+            let response = Response(request: current, httpResponse: httpResponse, data: data)
+            logger?.log(DebugDescription.response(response, elapsed: Self.seconds(since: start)))
+            guard let next = RedirectSafety.request(following: httpResponse, from: current) else {
+                return response
+            }
+            hops += 1
+            if hops > RedirectSafety.maximumHops { throw ConnectError.tooManyRedirects(response) }
+            if Task.isCancelled { throw ConnectError.cancelled }
+            logger?.log(DebugDescription.curl(next))
+            current = next
+        }
     }
 
     /// Cancellations become ``ConnectError/cancelled``; other transport failures are wrapped in

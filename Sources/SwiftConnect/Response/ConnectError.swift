@@ -35,6 +35,8 @@ public enum ConnectError: Error, Sendable {
     case cancelled
     /// The server's answer was not an HTTP response.
     case invalidResponse
+    /// The server redirected more than ten times in a row; the last redirect response is kept.
+    case tooManyRedirects(Response)
     /// The work behind the future was dropped without completing it (its ``Promise`` was released).
     case abandoned
 
@@ -47,7 +49,7 @@ public enum ConnectError: Error, Sendable {
     /// The response, where the server sent one.
     public var response: Response? {
         switch self {
-        case .unacceptableStatus(let response, _): return response
+        case .unacceptableStatus(let response, _), .tooManyRedirects(let response): return response
         case .decoding(let failure): return failure.response
         default: return nil
         }
@@ -90,6 +92,8 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
             return "The request was cancelled"
         case .invalidResponse:
             return "The server's answer was not an HTTP response"
+        case .tooManyRedirects(let response):
+            return "Too many redirects; the last one went to \(response.headers["Location"] ?? "?")"
         case .abandoned:
             return "The operation was dropped before it completed"
         }

@@ -1,0 +1,72 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// How `Connect` follows redirects: the rules browsers follow, without leaking credentials.
+///
+/// - `301`, `302` turn `POST` into `GET`; `303` turns anything but `HEAD` into `GET`; the body and
+///   its headers go.
+/// - `307`, `308` keep the method and the body.
+/// - On a hop to another origin (scheme, host or port), `Authorization`, `Cookie` and
+///   `Proxy-Authorization` are removed.
+enum RedirectSafety {
+    /// The statuses that are followed.
+    static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+    /// Headers never sent to another origin.
+    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    /// Headers describing a body, removed with it.
+    static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding"]
+    /// Hops followed before giving up with ``ConnectError/tooManyRedirects(_:)``.
+    static let maximumHops = 10
+
+    /// The request to send next for a redirect response, or `nil` when `response` is not a
+    /// redirect that can be followed (not a redirect status, or no usable `Location`).
+    static func request(following response: HTTPURLResponse, from previous: URLRequest) -> URLRequest? {
+        guard redirectStatuses.contains(response.statusCode),
+            let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
+            let base = response.url ?? previous.url,
+            let target = URL(string: location, relativeTo: base)?.absoluteURL,
+            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+        else { return nil }
+
+        var request = previous
+        request.url = target
+        let method = previous.httpMethod ?? "GET"
+        let becomesGet: Bool
+        switch response.statusCode {
+        case 303: becomesGet = method != "HEAD"
+        case 301, 302: becomesGet = method == "POST"
+        default: becomesGet = false
+        }
+        if becomesGet {
+            request.httpMethod = "GET"
+            request.httpBody = nil
+            for name in bodyHeaders { request.setValue(nil, forHTTPHeaderField: name) }
+        }
+        if !isSameOrigin(previous.url, target) {
+            for name in credentialHeaders { request.setValue(nil, forHTTPHeaderField: name) }
+        }
+        return request
+    }
+
+    /// Whether two URLs share scheme, host and port (default ports made explicit).
+    static func isSameOrigin(_ lhs: URL?, _ rhs: URL?) -> Bool {
+        guard let lhs, let rhs else { return false }
+        func origin(_ url: URL) -> String {
+            let scheme = url.scheme?.lowercased() ?? ""
+            let port = url.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
+            return "\(scheme)://\(url.host?.lowercased() ?? ""):\(port)"
+        }
+        return origin(lhs) == origin(rhs)
+    }
+
+    /// Whether a challenge asks for the user's credentials (Basic, Digest, …) rather than about TLS.
+    static func isServerAuthentication(_ method: String) -> Bool {
+        [
+            NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest, NSURLAuthenticationMethodNTLM,
+            NSURLAuthenticationMethodNegotiate, NSURLAuthenticationMethodHTMLForm, NSURLAuthenticationMethodDefault,
+        ].contains(method)
+    }
+}

@@ -1,0 +1,326 @@
+import Foundation
+import SwiftConnect
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Requests sent to a real HTTP server (httpbin) and checked from its side of the wire.
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+struct HTTPBinIntegrationTests {
+    let connect = HTTPBin.connect()
+
+    struct Call: Connector {
+        var baseURL: URL = HTTPBin.baseURL
+        var endpoint: String
+        var method: HTTPMethod = .get
+        var headers: [HTTPHeader] = []
+        var parameters: ParametersRepresentable? = nil
+    }
+
+    @Test func pathValuesArriveAsOneSegmentEach() async throws {
+        let call = Call(
+            endpoint: "/anything/users/{user}/files/{name}",
+            parameters: CompositeParameters(
+                .path(key: "user", value: "ann marie/ö"),
+                .path(key: "name", value: "a?b#c;d=e+f.txt")))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        // The server decodes the path (WSGI), so "/" inside a value shows as "/" there; what
+        // matters is that every character arrives in the path, none cut off into a query or fragment.
+        let path = try #require(echo.url.removingPercentEncoding)
+        #expect(path == HTTPBin.baseURL.absoluteString + "/anything/users/ann marie/ö/files/a?b#c;d=e+f.txt")
+        #expect(echo.args.isEmpty)
+    }
+
+    @Test func queryNamesAndValuesArriveExactlyInOrder() async throws {
+        let call = Call(
+            endpoint: "/get?fixed=1",
+            parameters: CompositeParameters(
+                .query(key: "plus", value: "1+1=2"),
+                .query(key: "amp&", value: "a&b"),
+                .query(key: "tag", value: "x"),
+                .query(key: "tag", value: "y z"),
+                .query(key: "unicode", value: "日本")))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.args["fixed"] == .one("1"))
+        #expect(echo.args["plus"] == .one("1+1=2"))
+        #expect(echo.args["amp&"] == .one("a&b"))
+        #expect(echo.args["tag"] == .many(["x", "y z"]))
+        #expect(echo.args["unicode"] == .one("日本"))
+    }
+
+    @Test func jsonBodyArrivesWithMethodAndContentType() async throws {
+        struct Payload: Encodable { let name: String; let count: Int; let done: Bool }
+        let call = Call(
+            endpoint: "/anything", method: .patch,
+            parameters: Parameter.jsonObject(value: Payload(name: "é & \"q\"", count: 3, done: true)))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.method == "PATCH")
+        #expect(echo.header("Content-Type") == "application/json")
+        #expect(echo.json == .object(["name": .string("é & \"q\""), "count": .number(3), "done": .bool(true)]))
+    }
+
+    @Test func formFieldsArriveParsedByTheServer() async throws {
+        let call = Call(
+            endpoint: "/post", method: .post,
+            parameters: CompositeParameters(
+                .form(key: "greeting", value: "hello world & more"),
+                .form(key: "sum", value: "1+1=2"),
+                .form(key: "name", value: "Zoë")))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.form?["greeting"] == .one("hello world & more"))
+        #expect(echo.form?["sum"] == .one("1+1=2"))
+        #expect(echo.form?["name"] == .one("Zoë"))
+    }
+
+    @Test func rawBodyArrivesWithItsContentType() async throws {
+        let call = Call(
+            endpoint: "/anything", method: .put,
+            parameters: Parameter.data(Data("<a>1</a>".utf8), contentType: "application/xml"))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.data == "<a>1</a>")
+        #expect(echo.header("Content-Type") == "application/xml")
+    }
+
+    @Test func basePathIsKeptWithAndWithoutTrailingSlash() async throws {
+        for base in ["anything/api/v1", "anything/api/v1/"] {
+            let call = Call(baseURL: HTTPBin.baseURL.appendingPathComponent(base), endpoint: "/todos")
+            let echo = try await connect.request(call).decoded(toType: Echo.self).value
+            #expect(echo.url.hasSuffix("/anything/api/v1/todos"), "base \(base)")
+        }
+    }
+
+    @Test func headersAndAuthorizationTokenArrive() async throws {
+        struct Authorized: Connector, AuthorizedConnector {
+            var baseURL: URL { HTTPBin.baseURL }
+            var endpoint: String { "/headers" }
+            var headers: [HTTPHeader] { [HTTPHeader(name: "X-Client", value: "tests")] }
+            var authorizationToken: AuthorizationToken? { .bearer(token: "abc123") }
+        }
+        struct Headers: Decodable { let headers: [String: String] }
+        let received = try await connect.request(Authorized()).decoded(toType: Headers.self).value
+        #expect(received.headers["Authorization"] == "Bearer abc123")
+        #expect(received.headers["X-Client"] == "tests")
+    }
+
+    @Test func basicAuthorizationIsAccepted() async throws {
+        struct Login: Connector, AuthorizedConnector {
+            var baseURL: URL { HTTPBin.baseURL }
+            var endpoint: String { "/basic-auth/{user}/{password}" }
+            var parameters: ParametersRepresentable? {
+                CompositeParameters(.path(key: "user", value: "ann"), .path(key: "password", value: "s3cret"))
+            }
+            var authorizationToken: AuthorizationToken? { .basic(username: "ann", password: "s3cret") }
+        }
+        struct Authenticated: Decodable { let authenticated: Bool; let user: String }
+        let result = try await connect.request(Login()).decoded(toType: Authenticated.self).value
+        #expect(result.authenticated)
+        #expect(result.user == "ann")
+    }
+
+    @Test func statusAndHeadersAreReachable() async throws {
+        let call = Call(
+            endpoint: "/response-headers",
+            parameters: CompositeParameters(.query(key: "X-Total-Count", value: "42")))
+        let response = try await connect.response(call).value
+        #expect(response.statusCode == 200)
+        #expect(response.headers["x-total-count"] == "42")
+
+        let created = try await connect.response(Call(endpoint: "/status/201", method: .post)).value
+        #expect(created.statusCode == 201)
+    }
+
+    @Test func errorStatusFailsWithStatusAndBody() async throws {
+        let result = await connect.request(Call(endpoint: "/status/418")).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        guard case .unacceptableStatus(let response, _) = error else {
+            Issue.record("expected unacceptableStatus, got \(error)")
+            return
+        }
+        #expect(response.statusCode == 418)
+        #expect(String(decoding: response.data, as: UTF8.self).contains("teapot"))
+    }
+
+    @Test func unauthorizedWithBasicChallengeComesBackInsteadOfHanging() async throws {
+        // FoundationNetworking waits forever on an unanswered Basic challenge; the library answers it.
+        let start = Date()
+        let result = await connect.request(Call(endpoint: "/basic-auth/user/pass")).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        #expect(error.statusCode == 401)
+        #expect(error.response?.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
+        #expect(Date().timeIntervalSince(start) < 10)
+    }
+
+    @Test func digestChallengeComesBackInsteadOfHanging() async throws {
+        let result = await connect.request(Call(endpoint: "/digest-auth/auth/user/pass")).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        #expect(error.statusCode == 401)
+    }
+
+    @Test func emptyBodiesDecodeToEmptyAndFailClearlyForAModel() async throws {
+        let empty = try await connect.request(Call(endpoint: "/status/204")).decoded(toType: Empty.self).value
+        #expect(empty == Empty())
+
+        let data = try await connect.request(Call(endpoint: "/status/204")).value
+        #expect(data.isEmpty)
+
+        struct Model: Decodable, Sendable { let id: Int }
+        let result = await connect.request(Call(endpoint: "/status/204")).decoded(toType: Model.self).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        guard case .decoding(let failure) = error else {
+            Issue.record("expected a decoding failure, got \(error)")
+            return
+        }
+        #expect(failure.reason.contains("empty"))
+    }
+
+    @Test func keyPathDecodingReadsNestedValues() async throws {
+        let call = Call(
+            endpoint: "/anything", method: .post,
+            parameters: Parameter.jsonObject(value: ["data": ["item": ["id": 7]]]))
+        struct Item: Decodable, Sendable { let id: Int }
+        let item = try await connect.request(call).decoded(toType: Item.self, keyPath: "json.data.item").value
+        #expect(item.id == 7)
+    }
+
+    @Test func crossOriginRedirectDropsCredentials() async throws {
+        let target = HTTPBin.otherOriginURL.appendingPathComponent("headers").absoluteString
+        let call = Call(
+            endpoint: "/redirect-to",
+            headers: [.authorization(bearerToken: "secret-token"), HTTPHeader(name: "Cookie", value: "session=1"),
+                HTTPHeader(name: "X-Trace", value: "kept")],
+            parameters: CompositeParameters(.query(key: "url", value: target)))
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        let received = try await connect.request(call).decoded(toType: Headers.self).value
+        #expect(received.headers["Host"]?.hasPrefix(HTTPBin.otherOriginURL.host!) == true)
+        #expect(received.headers["Authorization"] == nil)
+        #expect(received.headers["Cookie"] == nil)
+        #expect(received.headers["X-Trace"] == "kept")
+    }
+
+    @Test func sameOriginRedirectKeepsCredentials() async throws {
+        let call = Call(
+            endpoint: "/redirect-to",
+            headers: [.authorization(bearerToken: "secret-token")],
+            parameters: CompositeParameters(.query(key: "url", value: "/headers")))
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        let received = try await connect.request(call).decoded(toType: Headers.self).value
+        #expect(received.headers["Authorization"] == "Bearer secret-token")
+    }
+
+    @Test(arguments: [307, 308])
+    func temporaryAndPermanentRedirectsKeepMethodAndBody(status: Int) async throws {
+        let call = Call(
+            endpoint: "/redirect-to", method: .post,
+            parameters: CompositeParameters(
+                .query(key: "url", value: "/anything"), .query(key: "status_code", value: "\(status)"),
+                .jsonObject(value: ["kept": true])))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.method == "POST")
+        #expect(echo.json == .object(["kept": .bool(true)]))
+    }
+
+    @Test func seeOtherRedirectTurnsPostIntoGet() async throws {
+        let call = Call(
+            endpoint: "/redirect-to", method: .post,
+            parameters: CompositeParameters(
+                .query(key: "url", value: "/anything"), .query(key: "status_code", value: "303"),
+                .jsonObject(value: ["dropped": true])))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.method == "GET")
+        #expect(echo.json == nil)
+    }
+
+    @Test func relativeRedirectChainsAreFollowed() async throws {
+        let response = try await connect.response(Call(endpoint: "/redirect/3")).value
+        #expect(response.statusCode == 200)
+        #expect(response.url?.path == "/get")
+    }
+
+    @Test func redirectLoopEndsWithTooManyRedirects() async throws {
+        let result = await connect.request(Call(endpoint: "/redirect/15")).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        guard case .tooManyRedirects(let last) = error else {
+            Issue.record("expected tooManyRedirects, got \(error)")
+            return
+        }
+        #expect(last.statusCode == 302)
+    }
+
+    @Test func cancellingARequestInFlightFailsItWithCancelled() async throws {
+        let future = connect.request(Call(endpoint: "/delay/5"))
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let start = Date()
+        future.cancel()
+        let result = await future.asyncResult
+        #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        #expect(Date().timeIntervalSince(start) < 2)
+    }
+
+    @Test func cancellingTheAwaitingTaskCancelsTheRequest() async throws {
+        let connect = self.connect
+        let task = Task { try await connect.request(Call(endpoint: "/delay/5")).value }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        let start = Date()
+        task.cancel()
+        let result = await task.result
+        #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        #expect(Date().timeIntervalSince(start) < 2)
+    }
+
+    @Test func cancelAllRequestsCancelsEveryRequestInFlight() async throws {
+        let futures = (0..<4).map { _ in connect.request(Call(endpoint: "/delay/5")) }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        connect.cancelAllRequests()
+        for future in futures {
+            let result = await future.asyncResult
+            #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        }
+    }
+
+    @Test func releasedConnectStillCompletesItsRequests() async throws {
+        var client: Connect? = HTTPBin.connect()
+        weak let weakClient = client
+        let future = client!.request(Call(endpoint: "/delay/1"))
+        client = nil
+        #expect(weakClient == nil)
+        let data = try await future.value
+        #expect(!data.isEmpty)
+    }
+
+    @Test func connectionRefusedIsATransportError() async throws {
+        // Port 9 (discard) on loopback: nothing listens there.
+        let call = Call(baseURL: URL(string: "http://127.0.0.1:9")!, endpoint: "/get")
+        let result = await connect.request(call).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        guard case .transport(let underlying) = error else {
+            Issue.record("expected a transport error, got \(error)")
+            return
+        }
+        #expect(underlying is URLError)
+    }
+
+    @Test func manyConcurrentRequestsAllComplete() async throws {
+        let connect = self.connect
+        try await withThrowingTaskGroup(of: String.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    let call = Call(endpoint: "/anything/{n}", parameters: Parameter.path(key: "n", value: "\(index)"))
+                    return try await connect.request(call).decoded(toType: Echo.self).value.url
+                }
+            }
+            var urls: Set<String> = []
+            for try await url in group { urls.insert(url) }
+            #expect(urls.count == 50)
+        }
+    }
+}
+
+extension Result {
+    /// The error, if this is a failure.
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The reason building `connector` was rejected with; records an issue (and returns `nil`) when
+/// the request was built, or failed with anything but ``ConnectError/invalidRequest(_:)``.
+func rejectionReason(
+    building connector: Connector,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> InvalidRequestReason? {
+    do {
+        let request = try connector.asURLRequest()
+        Issue.record(
+            "Expected the request to be rejected, but it was built: \(request.httpMethod ?? "?") \(request.url?.absoluteString ?? "?")",
+            sourceLocation: sourceLocation)
+        return nil
+    } catch ConnectError.invalidRequest(let reason) {
+        return reason
+    } catch {
+        Issue.record("Expected ConnectError.invalidRequest, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Sends `connector` through a `Connect` over a ``RecordingTransport`` and expects the future to
+/// fail with `ConnectError.invalidRequest(expected)` while the transport records no request.
+func expectRejectedBeforeSending(
+    _ connector: Connector,
+    with expected: InvalidRequestReason,
+    connect makeClient: (RecordingTransport) -> Connect = { makeConnect(transport: $0) },
+    sourceLocation: SourceLocation = #_sourceLocation
+) async {
+    let transport = RecordingTransport()
+    let connect = makeClient(transport)
+    let result = await connect.request(connector).asyncResult
+    switch result {
+    case .success(let body):
+        Issue.record(
+            "Expected invalidRequest(\(expected)), but the request succeeded with \(body.count) bytes",
+            sourceLocation: sourceLocation)
+    case .failure(ConnectError.invalidRequest(let reason)):
+        #expect(reason == expected, sourceLocation: sourceLocation)
+    case .failure(let error):
+        Issue.record("Expected invalidRequest(\(expected)), got \(error)", sourceLocation: sourceLocation)
+    }
+    #expect(transport.requests.isEmpty, "nothing may be sent", sourceLocation: sourceLocation)
+}
+
+/// A `Connect` over `transport` whose configuration was set up by `configure`.
+func makeConfiguredConnect(
+    transport: any Transport,
+    _ configure: (inout ConnectConfiguration) -> Void
+) -> Connect {
+    var configuration = ConnectConfiguration()
+    configuration.callbackQueue = DispatchQueue(label: "test.request-building.callbacks")
+    configuration.logger = CapturingLogger()
+    configure(&configuration)
+    return Connect(configuration: configuration, transport: transport)
+}
+
+/// The body of `request` parsed as a JSON object.
+func jsonObject(in request: URLRequest, sourceLocation: SourceLocation = #_sourceLocation) throws -> NSDictionary {
+    let body = try #require(request.httpBody, "the request has no body", sourceLocation: sourceLocation)
+    let object = try JSONSerialization.jsonObject(with: body)
+    return try #require(object as? NSDictionary, "the body is not a JSON object", sourceLocation: sourceLocation)
+}
