@@ -1,0 +1,84 @@
+import Foundation
+import SwiftConnect
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Keeps README.md and Usage.md honest: every Swift sample in them is compiled here, and the output
+/// they show is the output the library gives.
+struct DocumentationTests {
+    static let testsDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let repositoryRoot = testsDirectory.deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The fenced blocks of `language` in a Markdown document.
+    static func blocks(_ language: String, in document: String) throws -> [String] {
+        let text = try String(contentsOf: repositoryRoot.appendingPathComponent(document), encoding: .utf8)
+        var blocks: [String] = []
+        var current: [String]?
+        for line in text.components(separatedBy: "\n") {
+            if current == nil, line == "```\(language)" {
+                current = []
+            } else if current != nil, line == "```" {
+                blocks.append(current!.joined(separator: "\n"))
+                current = nil
+            } else if current != nil {
+                current!.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// Lines trimmed, blank ones dropped, so indentation changes don't matter.
+    static func normalized(_ code: String) -> String {
+        code.components(separatedBy: "\n")
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }
+            .joined(separator: "\n")
+    }
+
+    @Test(arguments: ["README.md", "Usage.md"])
+    func everySwiftSampleIsCompiledByThisTarget(document: String) throws {
+        let sources = try FileManager.default.contentsOfDirectory(atPath: Self.testsDirectory.path)
+            .filter { $0.hasSuffix("Samples.swift") }
+            .map { try String(contentsOf: Self.testsDirectory.appendingPathComponent($0), encoding: .utf8) }
+            .map(Self.normalized)
+            .joined(separator: "\n")
+        let samples = try Self.blocks("swift", in: document)
+        #expect(!samples.isEmpty, "\(document) should have Swift samples")
+        for sample in samples {
+            #expect(sources.contains(Self.normalized(sample)), "sample not compiled by a test:\n\(sample)")
+        }
+    }
+
+    @Test func usageShowsTheCURLOutputTheLibraryPrints() async throws {
+        let logger = LinesLogger()
+        var configuration = ConnectConfiguration()
+        configuration.logger = logger
+        configuration.jsonEncoder.outputFormatting = [.sortedKeys]
+        let transport = StubTransport { _ in StubTransport.Reply(statusCode: 200, body: Data("{}".utf8)) }
+        let connect = Connect(configuration: configuration, transport: transport)
+        let todo = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
+
+        _ = try await connect.request(
+            AdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: todo), debugResponse: true
+        ).value
+
+        let shown = try #require(try Self.blocks("text", in: "Usage.md").first { $0.contains("$ curl") })
+        #expect(logger.lines.first == shown)
+    }
+}
+
+/// Keeps logged messages.
+final class LinesLogger: ConnectLogger, @unchecked Sendable {
+    // @unchecked Sendable: `storage` is only touched under `lock`.
+    private let lock = NSLock()
+    private var storage: [String] = []
+
+    var lines: [String] { lock.withLock { storage } }
+
+    func log(_ message: String) {
+        lock.withLock { storage.append(message) }
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import SwiftConnect
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The usage document's connectors, exactly as written (their hosts and all), sent to the local
+/// httpbin: a transport moves each request to `HTTPBIN_URL/anything/...`, where httpbin echoes
+/// what it received.
+@Suite(
+    .enabled(
+        if: ProcessInfo.processInfo.environment["HTTPBIN_URL"] != nil,
+        "HTTPBIN_URL is not set: run scripts/test.sh, which starts httpbin on 127.0.0.1 and runs the tests"))
+struct UsageDocumentIntegrationTests {
+    /// Sends every request to httpbin's `/anything` echo, keeping path and query.
+    struct LoopbackTransport: Transport {
+        let server = URL(string: ProcessInfo.processInfo.environment["HTTPBIN_URL"] ?? "http://127.0.0.1:9")!
+        let transport = URLSessionTransport()
+
+        func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+            var moved = request
+            let original = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
+            var components = URLComponents(url: server, resolvingAgainstBaseURL: false)!
+            components.percentEncodedPath = "/anything" + original.percentEncodedPath
+            components.percentEncodedQuery = original.percentEncodedQuery
+            moved.url = components.url
+            return try await transport.send(moved)
+        }
+    }
+
+    struct Echo: Decodable {
+        let method: String
+        let url: String
+        let args: [String: String]
+        let headers: [String: String]
+    }
+
+    let connect: Connect = {
+        var configuration = ConnectConfiguration()
+        configuration.callbackQueue = DispatchQueue(label: "usage.callbacks")
+        return Connect(configuration: configuration, transport: LoopbackTransport())
+    }()
+
+    @Test func todoConnectorGetsTheTodo() async throws {
+        let echo = try await connect.request(TodoConnector.get(id: 123)).decoded(toType: Echo.self).value
+        #expect(echo.method == "GET")
+        #expect(echo.url.hasSuffix("/anything/todos/123"))
+    }
+
+    @Test func advancedTodoConnectorSendsPathQueryAndBody() async throws {
+        let todo = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
+        let connector = AdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: todo)
+
+        let echo = try await connect.request(connector).decoded(toType: Echo.self).value
+        #expect(echo.method == "PUT")
+        #expect(echo.url.hasSuffix("/anything/users/1/todos/2?action=update"))
+        #expect(echo.args == ["action": "update"])
+        #expect(echo.headers["Content-Type"] == "application/json")
+
+        let sent = try await connect.request(connector).decoded(toType: Todo.self, keyPath: "json").value
+        #expect(sent.title == "Test Todo" && sent.userId == 2 && sent.id == 1 && !sent.completed)
+    }
+
+    @Test func observeDeliversTheDecodedResult() async throws {
+        let result: Result<Echo, Error> = await withCheckedContinuation { continuation in
+            connect.request(TodoConnector.get(id: 7), debugResponse: false).decoded(toType: Echo.self).observe { result in
+                continuation.resume(returning: result)
+            }
+        }
+        let echo = try result.get()
+        #expect(echo.url.hasSuffix("/todos/7"))
+    }
+}

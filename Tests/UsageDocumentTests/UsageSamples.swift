@@ -1,0 +1,302 @@
+// The code samples of Usage.md, in the order they appear there, compiled in Swift 5 language mode
+// as the usage document's readers write them. `DocumentationTests` checks that every ```swift block
+// of Usage.md and README.md appears here, so the documents cannot drift from code that builds.
+import Foundation
+import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+let connect = Connect(middleware: ConnectMiddleware(), errorHandler: ErrorHandler())
+
+enum TodoConnector: Connector {
+
+    case get(id: Int)
+
+    var baseURL: URL {
+        return URL(string: "https://jsonplaceholder.typicode.com")!
+    }
+
+    var endpoint: String {
+        switch self {
+        case .get:
+            return "/todos/{id}"
+        }
+    }
+
+    var method: HTTPMethod {
+        switch self {
+        case .get:
+            return .get
+        }
+    }
+
+    var headers: [HTTPHeader] {
+        return []
+    }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .get(let id):
+            return Parameter.path(key: "id", value: "\(id)")
+        }
+    }
+}
+
+enum TodoAction: String {
+    case update
+}
+
+enum AdvancedTodoConnector: Connector {
+
+    case update(userId: Int, todoId: Int, action: TodoAction, object: Encodable)
+
+    var baseURL: URL {
+        return URL(string: "https://myserver.com")!
+    }
+
+    var endpoint: String {
+        switch self {
+        case .update:
+            return "/users/{userId}/todos/{todoId}"
+        }
+    }
+
+    var method: HTTPMethod {
+        switch self {
+        case .update:
+            return .put
+        }
+    }
+
+    var headers: [HTTPHeader] {
+        return []
+    }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .update(let userId, let todoId, let action, let object):
+            return CompositeParameters(
+                .path(key: "userId", value: "\(userId)"),
+                .path(key: "todoId", value: "\(todoId)"),
+                .query(key: "action", value: action.rawValue),
+                .jsonObject(value: object)
+            )
+        }
+    }
+}
+
+enum AccountConnector: Connector {
+    case login(username: String, password: String)
+    case importXML(Data)
+
+    var baseURL: URL { URL(string: "https://myserver.com/api/v1")! }
+
+    var endpoint: String {
+        switch self {
+        case .login: return "/session"
+        case .importXML: return "/imports"
+        }
+    }
+
+    var method: HTTPMethod { .post }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .login(let username, let password):
+            return CompositeParameters(.form(key: "username", value: username), .form(key: "password", value: password))
+        case .importXML(let xml):
+            return Parameter.data(xml, contentType: "application/xml")
+        }
+    }
+}
+
+struct APIKey: ParametersRepresentable {
+    let key: String
+
+    func apply(to parameters: inout RequestParameters) throws {
+        parameters.appendQueryItem(name: "api_key", value: key)
+    }
+}
+
+enum SearchConnector: Connector {
+    case search(term: String)
+
+    var baseURL: URL { URL(string: "https://myserver.com")! }
+    var endpoint: String { "/search" }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .search(let term):
+            return CompositeParameters([APIKey(key: "k-123"), Parameter.query(key: "q", value: term)])
+        }
+    }
+}
+
+enum ProfileConnector: Connector, AuthorizedConnector {
+    case me(token: String)
+    case publicProfile(id: Int)
+
+    var baseURL: URL { URL(string: "https://myserver.com")! }
+
+    var endpoint: String {
+        switch self {
+        case .me: return "/me"
+        case .publicProfile: return "/profiles/{id}"
+        }
+    }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .me: return nil
+        case .publicProfile(let id): return Parameter.path(key: "id", value: "\(id)")
+        }
+    }
+
+    var authorizationToken: AuthorizationToken? {
+        switch self {
+        case .me(let token): return .bearer(token: token)
+        case .publicProfile: return nil
+        }
+    }
+}
+
+struct Todo: Codable {
+    let userId: Int
+    let id: Int
+    let title: String
+    let completed: Bool
+}
+
+func printTodo() {
+    Connect.default.request(TodoConnector.get(id: 123), debugResponse: true).decoded(toType: Todo.self).observe { result in
+        switch result {
+        case .success(let todo):
+            print(todo)
+        case .failure(let error):
+            print(error)
+        }
+    }
+}
+
+func chained(connect: Connect) {
+    connect.request(TodoConnector.get(id: 1))
+        .decoded(toType: Todo.self)
+        .flatMap { todo in
+            connect.request(AdvancedTodoConnector.update(userId: todo.userId, todoId: todo.id, action: .update, object: todo))
+        }
+        .decoded(toType: Todo.self, keyPath: "data.item")
+        .map { $0.title }
+        .recover { _ in "unknown" }
+        .observe { result in
+            print(result)
+        }
+}
+
+func deleteTodo(connect: Connect) {
+    connect.request(TodoConnector.get(id: 1)).decoded(toType: Empty.self).observe { result in
+        print(result)
+    }
+}
+
+func loadTodo() async throws -> Todo {
+    try await Connect.default.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self).value
+}
+
+func delayedAnswer() -> SwiftConnect.Future<Int> {
+    let promise = Promise<Int>(callbackQueue: .global())
+    DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {
+        promise.succeed(42)
+    }
+    return promise.future
+}
+
+func listPage(connect: Connect) {
+    connect.response(TodoConnector.get(id: 1)).observe { result in
+        guard case .success(let response) = result else { return }
+        let total = response.headers["X-Total-Count"]
+        print(response.statusCode, total ?? "unknown")
+    }
+}
+
+struct APIError: Error {
+    let code: String
+    let status: Int
+}
+
+struct APIErrorHandler: ErrorHandlerProtocol {
+    func handle(response: [String: Any]) -> Error? {
+        handle(response: response, statusCode: 0)
+    }
+
+    func handle(response: [String: Any], statusCode: Int) -> Error? {
+        if statusCode == 404, response["optional"] as? Bool == true {
+            return nil  // an expected miss: deliver the body as a success
+        }
+        return APIError(code: response["code"] as? String ?? "unknown", status: statusCode)
+    }
+}
+
+let apiConnect = Connect(middleware: ConnectMiddleware(), errorHandler: APIErrorHandler())
+
+func describe(_ error: Error) -> String {
+    guard let error = error as? ConnectError else { return "\(error)" }
+    if error.isCancellation { return "cancelled" }
+    switch error {
+    case .unacceptableStatus(let response, let message):
+        return "HTTP \(response.statusCode): \(message ?? "no message")"
+    case .decoding(let failure):
+        return "bad payload at \(failure.keyPath ?? "top level"): \(failure.reason)"
+    default:
+        return error.description
+    }
+}
+
+struct SigningAdapter: RequestAdapter {
+    func adapt(_ request: URLRequest) async throws -> URLRequest {
+        var request = request
+        request.setValue("client-42", forHTTPHeaderField: "X-Client-ID")
+        return request
+    }
+}
+
+struct RetryOnceOnServerError: RequestRetrier {
+    func retry(_ request: URLRequest, dueTo error: Error, response: Response?, attempt: Int) async -> RetryResult {
+        guard attempt < 2, let status = response?.statusCode, status >= 500 else { return .doNotRetry }
+        return .retryWithDelay(0.5)
+    }
+}
+
+let resilientConnect = Connect(
+    middleware: ConnectMiddleware(adapters: [SigningAdapter()], retriers: [RetryOnceOnServerError()]),
+    errorHandler: ErrorHandler()
+)
+
+func makeConfiguredConnect() -> Connect {
+    var configuration = ConnectConfiguration()
+    configuration.callbackQueue = DispatchQueue(label: "api.results")
+    configuration.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+    configuration.jsonEncoder.keyEncodingStrategy = .convertToSnakeCase
+    configuration.defaultHeaders = [.accept("application/json"), .userAgent("MyApp/1.0")]
+    configuration.timeoutInterval = 15
+    return Connect(configuration: configuration)
+}
+
+struct CollectingLogger: ConnectLogger {
+    let sink: @Sendable (String) -> Void
+
+    func log(_ message: String) {
+        sink(message)
+    }
+}
+
+func makeStubbedConnect() -> Connect {
+    let transport = StubTransport { request in
+        if request.url?.path == "/todos/1" {
+            return StubTransport.Reply(statusCode: 200, body: Data(#"{"userId":1,"id":1,"title":"Write tests","completed":false}"#.utf8))
+        }
+        return StubTransport.Reply(statusCode: 404, body: Data(#"{"message":"not found"}"#.utf8))
+    }
+    return Connect(transport: transport)
+}
