@@ -4,7 +4,7 @@ extension Future {
     /// Makes a pending future that shares this one's queue and context and whose `cancel()`
     /// cancels this one.
     func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
-        Future<T>(callbackQueue: callbackQueue, context: context) { [self] in cancel() }
+        Future<T>(callbackQueue: callbackQueue, context: context, cancelTarget: .future(self))
     }
 
     /// Transforms the value when this future succeeds.
@@ -52,11 +52,10 @@ extension Future {
                 } catch {
                     return next.takeWork(completingWith: .failure(error)) ?? .empty
                 }
-                next.setCancelAction { inner.cancel() }
-                inner.register(on: nil) { innerResult in
+                next.setCancelTarget(.future(inner))
+                return inner.registerReturningWork(on: nil) { innerResult in
                     next.takeWork(completingWith: innerResult) ?? .empty
                 }
-                return .empty
             }
         }
         return next
@@ -108,11 +107,10 @@ extension Future {
             } catch {
                 return next.takeWork(completingWith: .failure(error)) ?? .empty
             }
-            next.setCancelAction { inner.cancel() }
-            inner.register(on: nil) { innerResult in
+            next.setCancelTarget(.future(inner))
+            return inner.registerReturningWork(on: nil) { innerResult in
                 next.takeWork(completingWith: innerResult) ?? .empty
             }
-            return .empty
         }
         return next
     }

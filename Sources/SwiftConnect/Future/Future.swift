@@ -24,7 +24,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     typealias Callback = @Sendable (Result<Value, any Error>) -> WorkList
 
     enum State {
-        case pending(callbacks: [(queue: DispatchQueue?, body: Callback)], onCancel: (@Sendable () -> Void)?)
+        case pending(callbacks: [(queue: DispatchQueue?, body: Callback)], onCancel: CancelTarget?)
         case completed(Result<Value, any Error>)
     }
 
@@ -34,10 +34,16 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     let context: FutureContext
     private let state: LockedBox<State>
 
-    init(callbackQueue: DispatchQueue?, context: FutureContext = .init(), onCancel: (@Sendable () -> Void)? = nil) {
+    init(callbackQueue: DispatchQueue?, context: FutureContext = .init(), cancelTarget: CancelTarget?) {
         self.callbackQueue = callbackQueue
         self.context = context
-        self.state = LockedBox(.pending(callbacks: [], onCancel: onCancel))
+        self.state = LockedBox(.pending(callbacks: [], onCancel: cancelTarget))
+    }
+
+    convenience init(
+        callbackQueue: DispatchQueue?, context: FutureContext = .init(), onCancel: (@Sendable () -> Void)? = nil
+    ) {
+        self.init(callbackQueue: callbackQueue, context: context, cancelTarget: onCancel.map(CancelTarget.action))
     }
 
     init(result: Result<Value, any Error>, callbackQueue: DispatchQueue?, context: FutureContext = .init()) {
@@ -117,27 +123,32 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     ///
     /// If the future is still pending it fails at once with ``ConnectError/cancelled`` (telling it
     /// apart from real failures) and the work producing it — an HTTP request, or the future this
-    /// one was derived from — is cancelled. Cancelling a completed future does nothing.
+    /// one was derived from — is cancelled, exactly once however many threads call `cancel()`.
+    /// Cancelling a completed future does nothing.
     public func cancel() {
-        let onCancel: (@Sendable () -> Void)? = state.withLock { state in
-            if case .pending(_, let onCancel) = state { return onCancel }
-            return nil
-        }
-        complete(with: .failure(ConnectError.cancelled))
-        onCancel?()
+        CancelTarget.future(self).cancel()
     }
 
-    /// Sets what `cancel()` must stop; used while the future is pending.
-    func setCancelAction(_ action: (@Sendable () -> Void)?) {
-        let runNow: Bool = state.withLock { state in
-            guard case .pending(let callbacks, _) = state else { return true }
-            state = .pending(callbacks: callbacks, onCancel: action)
-            return false
+    /// Sets what `cancel()` must stop while the future is pending. If the future was cancelled
+    /// before this call, the target is cancelled at once.
+    func setCancelTarget(_ target: CancelTarget) {
+        let cancelledAlready: Bool = state.withLock { state in
+            switch state {
+            case .pending(let callbacks, _):
+                state = .pending(callbacks: callbacks, onCancel: target)
+                return false
+            case .completed(.failure(let error)):
+                return (error as? ConnectError)?.isCancellation == true
+            case .completed:
+                return false
+            }
         }
-        // A future cancelled before its work started still stops that work.
-        if runNow, case .failure(let error)? = result, (error as? ConnectError)?.isCancellation == true {
-            action?()
-        }
+        if cancelledAlready { target.cancel() }
+    }
+
+    /// Sets a closure as what `cancel()` must stop.
+    func setCancelAction(_ action: @escaping @Sendable () -> Void) {
+        setCancelTarget(.action(action))
     }
 
     // MARK: Completing (for Promise and the combinators)
@@ -153,19 +164,35 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Marks the future completed and returns its observers as work, without running them.
     /// Returns `nil` if it had already completed.
     func takeWork(completingWith result: Result<Value, any Error>) -> WorkList? {
-        let callbacks: [(queue: DispatchQueue?, body: Callback)]? = state.withLock { state in
-            guard case .pending(let callbacks, _) = state else { return nil }
-            state = .completed(result)
-            return callbacks
-        }
-        guard let callbacks else { return nil }
-        return WorkList(items: callbacks.map { callback in
-            WorkList.Item(queue: callback.queue) { callback.body(result) }
-        })
+        takeWorkAndCancelTarget(completingWith: result)?.work
     }
 
-    /// Adds an observer that runs on `queue` (`nil`: wherever the future completes).
+    private func takeWorkAndCancelTarget(completingWith result: Result<Value, any Error>)
+        -> (work: WorkList, cancelTarget: CancelTarget?)?
+    {
+        let taken: (callbacks: [(queue: DispatchQueue?, body: Callback)], onCancel: CancelTarget?)? =
+            state.withLock { state in
+                guard case .pending(let callbacks, let onCancel) = state else { return nil }
+                state = .completed(result)
+                return (callbacks, onCancel)
+            }
+        guard let taken else { return nil }
+        let work = WorkList(
+            items: taken.callbacks.map { callback in
+                WorkList.Item(queue: callback.queue) { callback.body(result) }
+            })
+        return (work, taken.onCancel)
+    }
+
+    /// Adds an observer that runs on `queue` (`nil`: wherever the future completes), running it
+    /// now if the future has completed.
     func register(on queue: DispatchQueue?, _ body: @escaping Callback) {
+        registerReturningWork(on: queue, body).drain()
+    }
+
+    /// Adds an observer; if the future has already completed, returns the observer's call as work
+    /// for the caller's drain loop instead of running it (so chains of completed futures iterate).
+    func registerReturningWork(on queue: DispatchQueue?, _ body: @escaping Callback) -> WorkList {
         let completed: Result<Value, any Error>? = state.withLock { state in
             switch state {
             case .pending(var callbacks, let onCancel):
@@ -177,9 +204,51 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
                 return result
             }
         }
-        if let completed {
-            WorkList(items: [WorkList.Item(queue: queue) { body(completed) }]).drain()
+        guard let completed else { return .empty }
+        return WorkList(items: [WorkList.Item(queue: queue) { body(completed) }])
+    }
+}
+
+extension Future: CancellableFuture {
+    func cancelStep() -> (WorkList, CancelTarget?)? {
+        takeWorkAndCancelTarget(completingWith: .failure(ConnectError.cancelled))
+    }
+}
+
+/// A future, seen only as something that can be cancelled.
+protocol CancellableFuture: AnyObject, Sendable {
+    /// Completes the future as cancelled if it is pending; returns its observers' work and what
+    /// it was waiting on, to be cancelled next. `nil` if it had completed.
+    func cancelStep() -> (WorkList, CancelTarget?)?
+}
+
+/// What cancelling a pending future must stop.
+enum CancelTarget: Sendable {
+    /// The future it was derived from, or the future a `flatMap` is waiting on.
+    case future(any CancellableFuture)
+    /// Other work, such as the task running an HTTP request.
+    case action(@Sendable () -> Void)
+
+    /// Cancels the target and, in a loop rather than by recursion, whatever it waits on in turn:
+    /// cancelling the tail of a long chain walks up to its head. Observers run after the walk.
+    func cancel() {
+        var work = WorkList()
+        var actions: [@Sendable () -> Void] = []
+        var target: CancelTarget? = self
+        while let current = target {
+            target = nil
+            switch current {
+            case .action(let action):
+                actions.append(action)
+            case .future(let future):
+                if let (produced, next) = future.cancelStep() {
+                    work.append(produced)
+                    target = next
+                }
+            }
         }
+        work.drain()
+        actions.forEach { $0() }
     }
 }
 

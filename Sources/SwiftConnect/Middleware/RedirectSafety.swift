@@ -9,13 +9,17 @@ import Foundation
 /// - `301`, `302` turn `POST` into `GET`; `303` turns anything but `HEAD` into `GET`; the body and
 ///   its headers go.
 /// - `307`, `308` keep the method and the body.
-/// - On a hop to another origin (scheme, host or port), `Authorization`, `Cookie` and
-///   `Proxy-Authorization` are removed.
+/// - On a hop to another origin (scheme, host or port), `Authorization`, `Cookie`,
+///   `Proxy-Authorization` and other credential headers (`X-API-Key`, …) are removed.
 enum RedirectSafety {
     /// The statuses that are followed.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
-    /// Headers never sent to another origin.
-    static let credentialHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+    /// Whether a header is never sent to another origin: `Authorization`, `Cookie`,
+    /// `Proxy-Authorization`, and any header whose name says it carries a credential (`X-API-Key`,
+    /// `X-Auth-Token`, …), the same rule debug output redacts by.
+    static func isCredential(_ headerName: String) -> Bool {
+        DebugDescription.isSensitive(name: headerName)
+    }
     /// Headers describing a body, removed with it.
     static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding"]
     /// Hops followed before giving up with ``ConnectError/tooManyRedirects(_:)``.
@@ -46,7 +50,9 @@ enum RedirectSafety {
             for name in bodyHeaders { request.setValue(nil, forHTTPHeaderField: name) }
         }
         if !isSameOrigin(previous.url, target) {
-            for name in credentialHeaders { request.setValue(nil, forHTTPHeaderField: name) }
+            for name in request.allHTTPHeaderFields?.keys.filter(isCredential) ?? [] {
+                request.setValue(nil, forHTTPHeaderField: name)
+            }
         }
         return request
     }

@@ -8,16 +8,12 @@ import Foundation
 enum DebugDescription {
     static let redacted = "<redacted>"
 
-    /// Header names whose values are never printed.
-    static func isSensitive(headerName name: String) -> Bool {
-        let lower = name.lowercased()
-        if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
-        return isSensitive(name: lower)
-    }
-
-    /// Query or header names that look like secrets: `token`, `secret`, `password`, API keys.
+    /// Whether a header, query item, form field or JSON key holds a credential: `Authorization`,
+    /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, or a name containing `token`, `secret`,
+    /// `password`, an API key, a signature or a session.
     static func isSensitive(name: String) -> Bool {
         let lower = name.lowercased()
+        if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
         return ["token", "secret", "password", "passwd", "api_key", "apikey", "api-key", "signature", "session"]
             .contains { lower.contains($0) }
     }
@@ -28,7 +24,7 @@ enum DebugDescription {
         lines.append("-X \(request.httpMethod ?? "GET")")
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
         for (name, value) in headers {
-            let shown = isSensitive(headerName: name) ? redacted : value
+            let shown = isSensitive(name: name) ? redacted : value
             lines.append("-H \(quoted("\(name): \(shown)"))")
         }
         if let body = request.httpBody, !body.isEmpty {
@@ -43,32 +39,47 @@ enum DebugDescription {
         return separator + "\n" + lines.joined(separator: " \\\n    ") + "\n" + separator
     }
 
-    /// The URL with any password and any secret-looking query value redacted.
+    /// The URL with any password and any secret-looking query value redacted. Works on the text,
+    /// so nothing is re-encoded and nothing can trap.
     static func redactedURL(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            return url.absoluteString
+        var text = url.absoluteString
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            fragment = String(text[hash...])
+            text = String(text[..<hash])
         }
-        if components.password != nil { components.password = redacted }
-        if let items = components.percentEncodedQueryItems, items.contains(where: { isSensitive(name: $0.name) }) {
-            components.percentEncodedQueryItems = items.map { item in
-                isSensitive(name: item.name) ? URLQueryItem(name: item.name, value: redacted) : item
+        var query: String?
+        if let question = text.firstIndex(of: "?") {
+            query = String(text[text.index(after: question)...])
+            text = String(text[..<question])
+        }
+        if let schemeEnd = text.range(of: "://") {
+            let authority = text[schemeEnd.upperBound...].prefix { $0 != "/" }
+            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
+                text.replaceSubrange(authority.index(after: colon)..<at, with: redacted)
             }
         }
-        return components.string ?? url.absoluteString
+        if let query { text += "?" + redactedFields(query) }
+        return text + fragment
+    }
+
+    /// `name=value&…` with the values of secret-looking names redacted.
+    static func redactedFields(_ encoded: String) -> String {
+        encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
+            let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            return isSensitive(name: name.removingPercentEncoding ?? name) ? "\(name)=\(redacted)" : String(field)
+        }.joined(separator: "&")
     }
 
     /// Form bodies get secret-looking fields redacted; JSON bodies get secret-looking keys redacted.
     static func redactedBody(_ text: String, contentType: String?) -> String {
         let type = contentType?.lowercased() ?? ""
         if type.hasPrefix("application/x-www-form-urlencoded") {
-            return text.split(separator: "&", omittingEmptySubsequences: false).map { field in
-                let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-                return isSensitive(name: name.removingPercentEncoding ?? name) ? "\(name)=\(redacted)" : String(field)
-            }.joined(separator: "&")
+            return redactedFields(text)
         }
         if type.hasPrefix("application/json"), let data = text.data(using: .utf8),
             let object = try? JSONSerialization.jsonObject(with: data),
-            let cleaned = try? JSONSerialization.data(withJSONObject: redactJSON(object), options: [.sortedKeys]),
+            let cleaned = try? JSONSerialization.data(withJSONObject: redactJSON(object), options: [.sortedKeys, .withoutEscapingSlashes]),
             let cleanedText = String(data: cleaned, encoding: .utf8)
         {
             return cleanedText
@@ -108,7 +119,7 @@ enum DebugDescription {
         text += " in \(milliseconds) ms — \(response.request.httpMethod ?? "GET") "
         text += response.url.map(redactedURL) ?? ""
         for header in response.headers {
-            text += "\n\(header.name): \(isSensitive(headerName: header.name) ? redacted : header.value)"
+            text += "\n\(header.name): \(isSensitive(name: header.name) ? redacted : header.value)"
         }
         text += "\n\n" + body(response.data)
         return text
@@ -125,7 +136,7 @@ enum DebugDescription {
         if data.isEmpty { return "<empty body>" }
         if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let pretty = try? JSONSerialization.data(
-                withJSONObject: redactJSON(object), options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed]),
+                withJSONObject: redactJSON(object), options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
             let text = String(data: pretty, encoding: .utf8)
         {
             return text

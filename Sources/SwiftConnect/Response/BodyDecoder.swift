@@ -21,17 +21,21 @@ enum BodyDecoder {
     static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
     ) throws -> T {
-        guard let value = try decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: response)
-        else {
-            let reason: String
-            if data.isEmpty {
-                reason = "the response body is empty (use Empty for bodiless responses, or decodedIfPresent)"
-            } else {
-                reason = "the value at the key path is null"
-            }
-            throw failure(type, keyPath: keyPath, reason: reason, underlying: nil, response: response)
+        if T.self == Empty.self, let empty = Empty() as? T { return empty }
+        if isBlank(data) {
+            throw failure(
+                type, keyPath: keyPath,
+                reason: "the response body is empty (use Empty for bodiless responses, or decodedIfPresent)",
+                underlying: nil, response: response)
         }
-        return value
+        switch try locate(type, in: data, keyPath: keyPath, decoder: decoder, response: response) {
+        case .value(let value):
+            return value
+        case .missing(let location):
+            throw failure(type, keyPath: keyPath, reason: "no value at the key path: \(location)", underlying: nil, response: response)
+        case .null:
+            throw failure(type, keyPath: keyPath, reason: "the value at the key path is null", underlying: nil, response: response)
+        }
     }
 
     /// Decodes `type`, returning `nil` for an empty body or a missing or `null` key-path value.
@@ -39,16 +43,28 @@ enum BodyDecoder {
         _ type: T.Type, from data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
     ) throws -> T? {
         if T.self == Empty.self { return Empty() as? T }
-        if data.isEmpty || data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            return nil
+        if isBlank(data) { return nil }
+        if case .value(let value) = try locate(type, in: data, keyPath: keyPath, decoder: decoder, response: response) {
+            return value
         }
+        return nil
+    }
+
+    private static func isBlank(_ data: Data) -> Bool {
+        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+    }
+
+    /// Walks the key path and decodes `type` there.
+    private static func locate<T: Decodable>(
+        _ type: T.Type, in data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
+    ) throws -> KeyPathOutcome<T> {
         let components = keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
         if components.contains(where: \.isEmpty) {
             throw failure(type, keyPath: keyPath, reason: "the key path has an empty component", underlying: nil, response: response)
         }
         do {
             return try $keyPath.withValue(components) {
-                try decoder.decode(KeyPathBox<T>.self, from: data).value
+                try decoder.decode(KeyPathBox<T>.self, from: data).outcome
             }
         } catch let error as DecodingError {
             throw failure(type, keyPath: keyPath, reason: describe(error), underlying: error, response: response)
@@ -103,34 +119,65 @@ struct AnyCodingKey: CodingKey {
     }
 }
 
+/// What a key path leads to.
+private enum KeyPathOutcome<T> {
+    case value(T)
+    /// Nothing there; says where the walk stopped, e.g. "key 'item' not found at 'data'".
+    case missing(String)
+    case null
+}
+
 /// Walks `BodyDecoder.keyPath` (object keys, or indexes into arrays) and decodes `T` there, so the
-/// decoder's strategies (dates, keys, …) apply as usual. A missing or null value gives `nil`.
+/// decoder's strategies (dates, keys, …) apply as usual.
 private struct KeyPathBox<T: Decodable>: Decodable {
-    let value: T?
+    let outcome: KeyPathOutcome<T>
 
     private struct Skip: Decodable {}
 
     init(from decoder: any Decoder) throws {
         var current = decoder
+        var walked: [String] = []
+        func location() -> String { walked.isEmpty ? "the top level" : "'\(walked.joined(separator: "."))'" }
         for component in BodyDecoder.keyPath {
             if let index = Int(component), var array = try? current.unkeyedContainer() {
                 guard index >= 0, array.count.map({ index < $0 }) ?? true else {
-                    value = nil
+                    outcome = .missing("index \(index) out of range at \(location())")
                     return
                 }
                 for _ in 0..<index { _ = try array.decode(Skip.self) }
                 current = try array.superDecoder()
             } else {
                 let object = try current.container(keyedBy: AnyCodingKey.self)
-                let key = AnyCodingKey(stringValue: component)
-                guard object.contains(key), try !object.decodeNil(forKey: key) else {
-                    value = nil
+                guard let key = Self.key(component, in: object) else {
+                    outcome = .missing("key '\(component)' not found at \(location())")
+                    return
+                }
+                if try object.decodeNil(forKey: key) {
+                    outcome = .null
                     return
                 }
                 current = try object.superDecoder(forKey: key)
             }
+            walked.append(component)
         }
         let single = try current.singleValueContainer()
-        value = single.decodeNil() ? nil : try single.decode(T.self)
+        outcome = single.decodeNil() ? .null : .value(try single.decode(T.self))
+    }
+
+    /// The key as written in the JSON, or, when the decoder converts snake_case keys, as converted.
+    private static func key(_ component: String, in object: KeyedDecodingContainer<AnyCodingKey>) -> AnyCodingKey? {
+        let exact = AnyCodingKey(stringValue: component)
+        if object.contains(exact) { return exact }
+        let converted = AnyCodingKey(stringValue: camelCased(component))
+        return object.contains(converted) ? converted : nil
+    }
+
+    /// `first_name` → `firstName`, as `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase` does.
+    private static func camelCased(_ key: String) -> String {
+        let parts = key.split(separator: "_", omittingEmptySubsequences: true)
+        guard parts.count > 1, let first = parts.first else { return key }
+        let leading = key.prefix { $0 == "_" }
+        let trailing = String(key.reversed().prefix { $0 == "_" })
+        return leading + first.lowercased() + parts.dropFirst().map { $0.capitalized }.joined() + trailing
     }
 }

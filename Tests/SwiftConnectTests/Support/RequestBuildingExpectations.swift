@@ -27,28 +27,43 @@ func rejectionReason(
     }
 }
 
-/// Sends `connector` through a `Connect` over a ``RecordingTransport`` and expects the future to
-/// fail with `ConnectError.invalidRequest(expected)` while the transport records no request.
+/// Sends `connector` through a `Connect` over a ``RecordingTransport`` (or the client
+/// `makeClient` makes over it) and returns the ``InvalidRequestReason`` the future failed with.
+/// Records an issue when the future did not fail with ``ConnectError/invalidRequest(_:)``, or when
+/// the transport was asked to send anything.
+func rejectionReasonWhenSent(
+    _ connector: Connector,
+    connect makeClient: (RecordingTransport) -> Connect = { makeConnect(transport: $0) },
+    sourceLocation: SourceLocation = #_sourceLocation
+) async -> InvalidRequestReason? {
+    let transport = RecordingTransport()
+    let connect = makeClient(transport)
+    let result = await connect.request(connector).asyncResult
+    #expect(transport.requests.isEmpty, "nothing may be sent", sourceLocation: sourceLocation)
+    switch result {
+    case .success(let body):
+        Issue.record(
+            "Expected invalidRequest, but the request succeeded with \(body.count) bytes",
+            sourceLocation: sourceLocation)
+        return nil
+    case .failure(ConnectError.invalidRequest(let reason)):
+        return reason
+    case .failure(let error):
+        Issue.record("Expected invalidRequest, got \(error)", sourceLocation: sourceLocation)
+        return nil
+    }
+}
+
+/// Expects sending `connector` to fail with `ConnectError.invalidRequest(expected)` with nothing
+/// sent (see ``rejectionReasonWhenSent(_:connect:sourceLocation:)``).
 func expectRejectedBeforeSending(
     _ connector: Connector,
     with expected: InvalidRequestReason,
     connect makeClient: (RecordingTransport) -> Connect = { makeConnect(transport: $0) },
     sourceLocation: SourceLocation = #_sourceLocation
 ) async {
-    let transport = RecordingTransport()
-    let connect = makeClient(transport)
-    let result = await connect.request(connector).asyncResult
-    switch result {
-    case .success(let body):
-        Issue.record(
-            "Expected invalidRequest(\(expected)), but the request succeeded with \(body.count) bytes",
-            sourceLocation: sourceLocation)
-    case .failure(ConnectError.invalidRequest(let reason)):
-        #expect(reason == expected, sourceLocation: sourceLocation)
-    case .failure(let error):
-        Issue.record("Expected invalidRequest(\(expected)), got \(error)", sourceLocation: sourceLocation)
-    }
-    #expect(transport.requests.isEmpty, "nothing may be sent", sourceLocation: sourceLocation)
+    let reason = await rejectionReasonWhenSent(connector, connect: makeClient, sourceLocation: sourceLocation)
+    #expect(reason == expected, sourceLocation: sourceLocation)
 }
 
 /// A `Connect` over `transport` whose configuration was set up by `configure`.

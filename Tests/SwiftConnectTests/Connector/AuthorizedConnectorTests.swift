@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("AuthorizedConnector")
+struct AuthorizedConnectorTests {
+    struct AuthorizedTestConnector: Connector, AuthorizedConnector {
+        var baseURL: URL = URL(string: "https://h.test")!
+        var endpoint: String = "/me"
+        var headers: [HTTPHeader] = []
+        var authorizationToken: AuthorizationToken?
+    }
+
+    @Test(arguments: [
+        (AuthorizationToken.bearer(token: "abc.def"), "Bearer abc.def"),
+        (.basic(username: "Aladdin", password: "open sesame"), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="),
+        (.custom(token: "Token t-1"), "Token t-1"),
+    ])
+    func tokenIsSentAsTheAuthorizationHeader(token: AuthorizationToken, value: String) throws {
+        let request = try AuthorizedTestConnector(authorizationToken: token).asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Authorization") == value)
+    }
+
+    @Test func headerTokenIsSentUnderItsOwnName() throws {
+        let request = try AuthorizedTestConnector(authorizationToken: .header(name: "X-API-Key", value: "k-1"))
+            .asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "X-API-Key") == "k-1")
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test(arguments: [
+        AuthorizationToken.bearer(token: "fresh"), .basic(username: "u", password: "p"), .custom(token: "fresh"),
+        .header(name: "Authorization", value: "fresh"),
+    ])
+    func tokenOverridesTheConnectorsAuthorizationHeader(token: AuthorizationToken) throws {
+        let connector = AuthorizedTestConnector(
+            headers: [HTTPHeader(name: "authorization", value: "Bearer stale")], authorizationToken: token)
+        let request = try connector.asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Authorization") == token.header.value)
+        let authorizationFields = request.allHTTPHeaderFields?.filter { $0.key.lowercased() == "authorization" }
+        #expect(authorizationFields?.count == 1)
+    }
+
+    @Test func headerTokenOverridesAConnectorHeaderOfTheSameNameAndLeavesOthers() throws {
+        let connector = AuthorizedTestConnector(
+            headers: [HTTPHeader(name: "x-api-key", value: "stale"), .authorization("Bearer kept")],
+            authorizationToken: .header(name: "X-API-Key", value: "fresh"))
+        let request = try connector.asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "X-API-Key") == "fresh")
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer kept")
+    }
+
+    @Test func noTokenKeepsTheConnectorsOwnAuthorization() throws {
+        let connector = AuthorizedTestConnector(headers: [.authorization("Bearer own")], authorizationToken: nil)
+        #expect(try connector.asURLRequest().value(forHTTPHeaderField: "Authorization") == "Bearer own")
+    }
+
+    @Test func noTokenSendsNoAuthorization() throws {
+        let request = try AuthorizedTestConnector(authorizationToken: nil).asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test func tokenOverridesADefaultAuthorizationHeaderAndIsSent() async throws {
+        let transport = RecordingTransport()
+        let connect = makeConfiguredConnect(transport: transport) { configuration in
+            configuration.defaultHeaders = [.authorization("Bearer default"), .userAgent("tests")]
+        }
+        _ = try await connect.request(AuthorizedTestConnector(authorizationToken: .bearer(token: "mine"))).value
+        let sent = try #require(transport.requests.first)
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == "Bearer mine")
+        #expect(sent.value(forHTTPHeaderField: "User-Agent") == "tests")
+    }
+
+    @Test(arguments: [
+        (AuthorizationToken.bearer(token: "t\r\nX-Injected: 1"), "Authorization"),
+        (.custom(token: "t\n"), "Authorization"),
+        (.header(name: "X-API-Key", value: "k\u{0}"), "X-API-Key"),
+        (.header(name: "X API Key", value: "k"), "X API Key"),
+    ])
+    func tokenThatWouldBreakTheHeaderFailsBeforeSending(token: AuthorizationToken, invalidHeader: String) async {
+        let connector = AuthorizedTestConnector(authorizationToken: token)
+        #expect(rejectionReason(building: connector) == .invalidHeader(name: invalidHeader))
+        await expectRejectedBeforeSending(connector, with: .invalidHeader(name: invalidHeader))
+    }
+
+    @Test func basicTokenWithLineBreaksIsStillSafeBecauseItIsBase64() throws {
+        let request = try AuthorizedTestConnector(authorizationToken: .basic(username: "u\r\n", password: "p"))
+            .asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic dQ0KOnA=")
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("CURLDescription")
+struct CURLDescriptionTests {
+    static let separator = "======================================="
+
+    func request(
+        _ url: String, method: String = "GET", headers: [String: String] = [:], body: Data? = nil
+    ) throws -> URLRequest {
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = method
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        request.httpBody = body
+        return request
+    }
+
+    // MARK: Layout
+
+    @Test func layoutFollowsTheUsageDocument() throws {
+        let put = try request(
+            "https://myserver.com/users/1/todos/2?action=update", method: "PUT",
+            headers: ["Content-Type": "application/json"], body: Data(#"{"id":1,"title":"Test Todo"}"#.utf8))
+        let expected = """
+            =======================================
+            $ curl -v \\
+                -X PUT \\
+                -H "Content-Type: application/json" \\
+                -d "{\\"id\\":1,\\"title\\":\\"Test Todo\\"}" \\
+                "https://myserver.com/users/1/todos/2?action=update"
+            =======================================
+            """
+        #expect(DebugDescription.curl(put) == expected)
+    }
+
+    @Test func requestWithoutBodyHasNoDataLine() throws {
+        let get = try request("https://h.test/todos/1")
+        let text = DebugDescription.curl(get)
+        #expect(
+            text == "\(Self.separator)\n$ curl -v \\\n    -X GET \\\n    \"https://h.test/todos/1\"\n\(Self.separator)")
+    }
+
+    @Test func headersArePrintedInAStableNameOrder() throws {
+        let get = try request("https://h.test/", headers: ["X-Zulu": "z", "Accept": "a", "X-Mike": "m"])
+        let lines = DebugDescription.curl(get).split(separator: "\n").filter { $0.contains("-H ") }
+        #expect(
+            lines.map { $0.trimmingCharacters(in: .whitespaces) } == [
+                #"-H "Accept: a" \"#, #"-H "X-Mike: m" \"#, #"-H "X-Zulu: z" \"#,
+            ])
+    }
+
+    @Test func binaryBodyIsSummarisedNotPrinted() throws {
+        let post = try request("https://h.test/upload", method: "POST", body: Data([0xFF, 0xFE, 0x00, 0x80]))
+        let text = DebugDescription.curl(post)
+        #expect(text.contains("--data-binary <4 bytes>"))
+        #expect(!text.contains("-d "))
+    }
+
+    // MARK: Redaction
+
+    @Test(arguments: [
+        "Authorization", "Proxy-Authorization", "Cookie", "authorization", "X-API-Key", "X-Session-Token",
+    ])
+    func sensitiveHeaderValuesAreRedacted(name: String) throws {
+        let get = try request("https://h.test/", headers: [name: "s3cr3t-value", "Accept": "application/json"])
+        let text = DebugDescription.curl(get)
+        #expect(!text.contains("s3cr3t-value"))
+        // URLRequest may canonicalise the name's case (Linux does: "X-Api-Key").
+        #expect(text.lowercased().contains("-h \"\(name.lowercased()): <redacted>\""))
+        #expect(text.contains("-H \"Accept: application/json\""))
+    }
+
+    @Test func passwordInTheURLIsRedacted() throws {
+        let get = try request("https://alice:hunter2@h.test/todos")
+        let text = DebugDescription.curl(get)
+        #expect(!text.contains("hunter2"))
+        #expect(text.contains("alice"))
+    }
+
+    @Test func urlWithoutSecretsIsPrintedUnchanged() throws {
+        let url = "https://h.test/search?q=a%26b&page=2"
+        #expect(DebugDescription.redactedURL(try #require(URL(string: url))) == url)
+    }
+
+    // Run in a child process: a crash in the redaction must fail this test, not the whole run.
+    @Test func tokenLikeQueryValuesAreRedacted() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            let url = URL(string: "https://h.test/todos?access_token=tok-123&page=2&api_key=key-456")!
+            print(DebugDescription.redactedURL(url))
+        }
+        let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+        #expect(!output.contains("tok-123"))
+        #expect(!output.contains("key-456"))
+        #expect(output.contains("page=2"))
+        #expect(output.contains("access_token="))
+    }
+
+    @Test func tokenLikeQueryValuesAreRedactedInTheCURLCommand() async {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardOutputContent]) {
+            var request = URLRequest(url: URL(string: "https://h.test/todos?password=hunter2")!)
+            request.httpMethod = "GET"
+            print(DebugDescription.curl(request))
+        }
+        let output = String(decoding: result?.standardOutputContent ?? [], as: UTF8.self)
+        #expect(output.contains("$ curl -v"))
+        #expect(!output.contains("hunter2"))
+    }
+
+    @Test func tokenLikeJSONKeysAreRedactedAtAnyDepth() throws {
+        let body = Data(
+            #"{"user":"alice","password":"hunter2","auth":{"refresh_token":"tok-123"},"items":[{"apiKey":"key-456"}]}"#
+                .utf8)
+        let post = try request(
+            "https://h.test/login", method: "POST", headers: ["Content-Type": "application/json"], body: body)
+        let text = DebugDescription.curl(post)
+        for secret in ["hunter2", "tok-123", "key-456"] {
+            #expect(!text.contains(secret))
+        }
+        #expect(text.contains(#"\"user\":\"alice\""#))
+        #expect(text.contains(#"\"password\":\"<redacted>\""#))
+    }
+
+    @Test func tokenLikeFormFieldsAreRedacted() throws {
+        let body = Data("username=bob&password=hunter2&api%5Fkey=key-456&note=a%26b".utf8)
+        let post = try request(
+            "https://h.test/login", method: "POST",
+            headers: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"], body: body)
+        let text = DebugDescription.curl(post)
+        #expect(text.contains("-d \"username=bob&password=<redacted>&api%5Fkey=<redacted>&note=a%26b\""))
+    }
+
+    @Test func bodyOfOtherTypesIsPrintedAsIs() throws {
+        let post = try request(
+            "https://h.test/notes", method: "POST", headers: ["Content-Type": "text/plain"],
+            body: Data("password=visible-by-design".utf8))
+        #expect(DebugDescription.curl(post).contains("-d \"password=visible-by-design\""))
+    }
+
+    @Test func debugOutputOfARealRequestRedactsTheBearerToken() async throws {
+        struct Authorized: Connector, AuthorizedConnector {
+            var baseURL: URL { URL(string: "https://h.test")! }
+            var endpoint: String { "/me" }
+            var authorizationToken: AuthorizationToken? { .bearer(token: "tok-123") }
+        }
+        let logger = CapturingLogger()
+        let connect = makeConnect(transport: RecordingTransport(), logger: logger)
+        _ = try await connect.request(Authorized(), debugResponse: true).value
+        let curl = try #require(logger.messages.first { $0.contains("$ curl") })
+        #expect(curl.contains("-H \"Authorization: <redacted>\""))
+        #expect(!logger.messages.joined().contains("tok-123"))
+    }
+
+    // MARK: Shell quoting
+
+    @Test(arguments: [
+        (#"plain"#, #""plain""#),
+        (#"say "hi""#, #""say \"hi\"""#),
+        (#"$HOME"#, #""\$HOME""#),
+        (#"`id`"#, #""\`id\`""#),
+        (#"back\slash"#, #""back\\slash""#),
+        (#"it's"#, #""it's""#),
+    ])
+    func shellSpecialCharactersAreEscapedInsideDoubleQuotes(text: String, quoted: String) {
+        #expect(DebugDescription.quoted(text) == quoted)
+    }
+
+    @Test func quotedTextSurvivesAPOSIXShellUnchanged() throws {
+        let text = #"a "b" $HOME `id` \n \ ' $(whoami) ; | & > < * ?"#
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "printf '%s' \(DebugDescription.quoted(text))"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(String(decoding: output, as: UTF8.self) == text)
+    }
+}

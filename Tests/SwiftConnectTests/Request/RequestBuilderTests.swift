@@ -1,0 +1,608 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("RequestBuilder")
+struct RequestBuilderTests {
+    static let base = URL(string: "https://api.example.com")!
+
+    /// The absolute URL `connector` builds.
+    func builtURL(_ connector: TestConnector, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let request = try connector.asURLRequest()
+        return try #require(request.url, sourceLocation: sourceLocation).absoluteString
+    }
+
+    func connector(
+        _ endpoint: String, _ parameters: ParametersRepresentable?, baseURL: URL = Self.base
+    ) -> TestConnector {
+        TestConnector(baseURL: baseURL, endpoint: endpoint, parameters: parameters)
+    }
+
+    // MARK: Path values
+
+    @Test(arguments: [
+        ("a/b", "a%2Fb"), ("a?b", "a%3Fb"), ("a#b", "a%23b"), ("100%", "100%25"), ("a b", "a%20b"),
+        ("a+b", "a%2Bb"), ("a&b", "a%26b"), ("a=b", "a%3Db"), ("a;b", "a%3Bb"), ("café", "caf%C3%A9"),
+        ("日本", "%E6%97%A5%E6%9C%AC"), ("👍🏽", "%F0%9F%91%8D%F0%9F%8F%BD"), ("../etc", "..%2Fetc"),
+    ])
+    func pathValueFillsExactlyOneSegment(value: String, encoded: String) throws {
+        let request = try connector("/items/{id}/tail", Parameter.path(key: "id", value: value)).asURLRequest()
+        let url = try #require(request.url)
+        #expect(url.absoluteString == "https://api.example.com/items/\(encoded)/tail")
+        #expect(url.query == nil)
+        #expect(url.fragment == nil)
+        #expect(url.pathComponents == ["/", "items", value, "tail"])
+    }
+
+    @Test(arguments: [(".", "%2E"), ("..", "%2E%2E")])
+    func dotValuesCannotBecomeDotSegments(value: String, encoded: String) throws {
+        let url = try builtURL(connector("/files/{name}/meta", Parameter.path(key: "name", value: value)))
+        #expect(url == "https://api.example.com/files/\(encoded)/meta")
+    }
+
+    @Test func severalSlotsAreEachEncodedExactlyOnce() throws {
+        let parameters = CompositeParameters(
+            .path(key: "userId", value: "a b"),
+            .path(key: "todoId", value: "c/d%"),
+            .path(key: "tag", value: "é")
+        )
+        let url = try builtURL(connector("/users/{userId}/todos/{todoId}/tags/{tag}", parameters))
+        #expect(url == "https://api.example.com/users/a%20b/todos/c%2Fd%25/tags/%C3%A9")
+    }
+
+    @Test func valueSpellingAnotherSlotIsNotSubstitutedAgain() throws {
+        let parameters = CompositeParameters(
+            .path(key: "userId", value: "{todoId}"),
+            .path(key: "todoId", value: "5")
+        )
+        let url = try builtURL(connector("/users/{userId}/todos/{todoId}", parameters))
+        #expect(url == "https://api.example.com/users/%7BtodoId%7D/todos/5")
+    }
+
+    @Test func pathParametersMayComeInAnyOrder() throws {
+        let parameters = CompositeParameters(.path(key: "todoId", value: "2"), .path(key: "userId", value: "1"))
+        let url = try builtURL(connector("/users/{userId}/todos/{todoId}", parameters))
+        #expect(url == "https://api.example.com/users/1/todos/2")
+    }
+
+    @Test func slotInsideASegmentIsFilledInPlace() throws {
+        let url = try builtURL(connector("/files/{name}.json", Parameter.path(key: "name", value: "q3 report")))
+        #expect(url == "https://api.example.com/files/q3%20report.json")
+    }
+
+    @Test func slotUsedTwiceIsFilledTwiceFromOneValue() throws {
+        let url = try builtURL(connector("/a/{id}/b/{id}", Parameter.path(key: "id", value: "x/y")))
+        #expect(url == "https://api.example.com/a/x%2Fy/b/x%2Fy")
+    }
+
+    @Test func slotInTheEndpointQueryIsEncodedAsAQueryValue() throws {
+        let url = try builtURL(connector("/search?q={term}&limit=10", Parameter.path(key: "term", value: "a&b=c d")))
+        #expect(url == "https://api.example.com/search?q=a%26b%3Dc%20d&limit=10")
+    }
+
+    @Test func endpointLiteralsKeepTheirEscapesAndEncodeTheRest() throws {
+        let url = try builtURL(connector("/caf%C3%A9/menu du jour/é", nil))
+        #expect(url == "https://api.example.com/caf%C3%A9/menu%20du%20jour/%C3%A9")
+    }
+
+    // MARK: Query items
+
+    @Test(arguments: [
+        ("+", "%2B"), ("&", "%26"), ("=", "%3D"), (";", "%3B"), ("/", "%2F"), ("?", "%3F"), ("#", "%23"),
+        (" ", "%20"), ("%", "%25"), ("é", "%C3%A9"), ("日本", "%E6%97%A5%E6%9C%AC"), ("🙂", "%F0%9F%99%82"),
+    ])
+    func queryNameAndValueAreRFC3986Encoded(raw: String, encoded: String) throws {
+        let request = try connector("/search", Parameter.query(key: "k\(raw)", value: "v\(raw)")).asURLRequest()
+        let url = try #require(request.url)
+        #expect(url.absoluteString == "https://api.example.com/search?k\(encoded)=v\(encoded)")
+        #expect(url.fragment == nil)
+        let items = try #require(URLComponents(url: url, resolvingAgainstBaseURL: false)?.queryItems)
+        #expect(items == [URLQueryItem(name: "k\(raw)", value: "v\(raw)")])
+    }
+
+    @Test func queryItemsKeepTheirOrderAndMayRepeat() throws {
+        let parameters = CompositeParameters(
+            .query(key: "tag", value: "z"),
+            .query(key: "page", value: "2"),
+            .query(key: "tag", value: "a")
+        )
+        let url = try builtURL(connector("/todos", parameters))
+        #expect(url == "https://api.example.com/todos?tag=z&page=2&tag=a")
+    }
+
+    @Test func endpointQueryIsKeptAndParameterItemsFollowIt() throws {
+        let url = try builtURL(connector("/todos?expand=user&sort=-id", Parameter.query(key: "page", value: "2")))
+        #expect(url == "https://api.example.com/todos?expand=user&sort=-id&page=2")
+    }
+
+    @Test func baseURLQueryIsKeptBeforeEndpointAndParameterItems() throws {
+        let base = URL(string: "https://api.example.com/v2?key=abc")!
+        let url = try builtURL(connector("/todos?expand=user", Parameter.query(key: "page", value: "2"), baseURL: base))
+        #expect(url == "https://api.example.com/v2/todos?key=abc&expand=user&page=2")
+    }
+
+    @Test func queryItemWithoutValueIsSentAsNameAlone() throws {
+        struct Flag: ParametersRepresentable {
+            func apply(to parameters: inout RequestParameters) throws {
+                parameters.appendQueryItem(name: "verbose", value: nil)
+            }
+        }
+        let url = try builtURL(
+            connector("/todos", CompositeParameters([Flag(), Parameter.query(key: "a", value: "1")])))
+        #expect(url == "https://api.example.com/todos?verbose&a=1")
+    }
+
+    // MARK: Base URL and endpoint joining
+
+    @Test(arguments: [
+        ("https://h.test/api/v1", "/todos", "https://h.test/api/v1/todos"),
+        ("https://h.test/api/v1/", "/todos", "https://h.test/api/v1/todos"),
+        ("https://h.test/api/v1/", "todos", "https://h.test/api/v1/todos"),
+        ("https://h.test/api/v1", "todos", "https://h.test/api/v1/todos"),
+        ("https://h.test", "todos", "https://h.test/todos"),
+        ("https://h.test", "/todos", "https://h.test/todos"),
+        ("https://h.test/", "/todos", "https://h.test/todos"),
+        ("https://h.test/api/v1", "", "https://h.test/api/v1"),
+        ("https://h.test/api/v1/", "", "https://h.test/api/v1/"),
+        ("http://h.test:8080/api", "/todos/", "http://h.test:8080/api/todos/"),
+        ("HTTPS://h.test/api", "/todos", "HTTPS://h.test/api/todos"),
+    ])
+    func baseURLPathIsKept(base: String, endpoint: String, expected: String) throws {
+        let url = try builtURL(connector(endpoint, nil, baseURL: try #require(URL(string: base))))
+        #expect(url == expected)
+    }
+
+    // MARK: Rejections: nothing is sent
+
+    /// One way a connector can be invalid, and the reason it must be rejected with.
+    enum Rejection: String, CaseIterable, Sendable {
+        case missingSlotValue, unusedPathParameter, duplicatePathParameter, emptyPathValue
+        case unclosedBrace, strayBrace, emptySlot, fragmentInEndpoint
+        case jsonAndData, formAndJSON, dataAndForm, twoJSONBodies
+        case jsonBodyOnGET, formBodyOnGET, dataBodyOnHEAD
+        case headerValueWithCR, headerValueWithLF, headerValueWithCRLFInjection, headerValueWithNUL
+        case headerNameWithSpace, headerNameWithColon, emptyHeaderName, nonASCIIHeaderName
+        case ftpBaseURL, fileBaseURL, mailtoBaseURL, relativeBaseURL, hostlessHTTPBaseURL, opaqueHTTPBaseURL
+        case emptyMethod, methodWithSpace, methodWithCRLF, nonASCIIMethod
+        case nanInJSONBody, infinityInJSONBody
+
+        var connector: TestConnector {
+            var connector = TestConnector(baseURL: URL(string: "https://api.example.com")!, endpoint: "/items")
+            switch self {
+            case .missingSlotValue:
+                connector.endpoint = "/users/{userId}/todos/{todoId}"
+                connector.parameters = Parameter.path(key: "userId", value: "1")
+            case .unusedPathParameter:
+                connector.parameters = Parameter.path(key: "id", value: "1")
+            case .duplicatePathParameter:
+                connector.endpoint = "/items/{id}"
+                connector.parameters = CompositeParameters(.path(key: "id", value: "1"), .path(key: "id", value: "2"))
+            case .emptyPathValue:
+                connector.endpoint = "/items/{id}/tail"
+                connector.parameters = Parameter.path(key: "id", value: "")
+            case .unclosedBrace: connector.endpoint = "/items/{id"
+            case .strayBrace: connector.endpoint = "/items/id}"
+            case .emptySlot: connector.endpoint = "/items/{}"
+            case .fragmentInEndpoint: connector.endpoint = "/items#top"
+            case .jsonAndData:
+                connector.method = .post
+                connector.parameters = CompositeParameters(
+                    .jsonObject(value: ["a": 1]), .data(Data("x".utf8), contentType: "text/plain"))
+            case .formAndJSON:
+                connector.method = .post
+                connector.parameters = CompositeParameters(.form(key: "a", value: "1"), .jsonObject(value: ["a": 1]))
+            case .dataAndForm:
+                connector.method = .post
+                connector.parameters = CompositeParameters(
+                    .data(Data("x".utf8), contentType: "text/plain"), .form(key: "a", value: "1"))
+            case .twoJSONBodies:
+                connector.method = .post
+                connector.parameters = CompositeParameters(.jsonObject(value: ["a": 1]), .jsonObject(value: ["b": 2]))
+            case .jsonBodyOnGET:
+                connector.parameters = Parameter.jsonObject(value: ["a": 1])
+            case .formBodyOnGET:
+                connector.parameters = Parameter.form(key: "a", value: "1")
+            case .dataBodyOnHEAD:
+                connector.method = .head
+                connector.parameters = Parameter.data(Data("x".utf8), contentType: "text/plain")
+            case .headerValueWithCR: connector.headers = [HTTPHeader(name: "X-Note", value: "a\rb")]
+            case .headerValueWithLF: connector.headers = [HTTPHeader(name: "X-Note", value: "a\nb")]
+            case .headerValueWithCRLFInjection:
+                connector.headers = [HTTPHeader(name: "X-Note", value: "a\r\nX-Injected: yes")]
+            case .headerValueWithNUL: connector.headers = [HTTPHeader(name: "X-Note", value: "a\u{0}b")]
+            case .headerNameWithSpace: connector.headers = [HTTPHeader(name: "X Note", value: "a")]
+            case .headerNameWithColon: connector.headers = [HTTPHeader(name: "X-Note:", value: "a")]
+            case .emptyHeaderName: connector.headers = [HTTPHeader(name: "", value: "a")]
+            case .nonASCIIHeaderName: connector.headers = [HTTPHeader(name: "X-Noté", value: "a")]
+            case .ftpBaseURL: connector.baseURL = URL(string: "ftp://files.example.com/pub")!
+            case .fileBaseURL: connector.baseURL = URL(string: "file:///tmp/api")!
+            case .mailtoBaseURL: connector.baseURL = URL(string: "mailto:someone@example.com")!
+            case .relativeBaseURL: connector.baseURL = URL(string: "/api/v1")!
+            case .hostlessHTTPBaseURL: connector.baseURL = URL(string: "http:///api")!
+            case .opaqueHTTPBaseURL: connector.baseURL = URL(string: "https:api.example.com")!
+            case .emptyMethod: connector.method = HTTPMethod(rawValue: "")
+            case .methodWithSpace: connector.method = HTTPMethod(rawValue: "GET ALL")
+            case .methodWithCRLF: connector.method = HTTPMethod(rawValue: "GET\r\n")
+            case .nonASCIIMethod: connector.method = HTTPMethod(rawValue: "PÜT")
+            case .nanInJSONBody:
+                connector.method = .post
+                connector.parameters = Parameter.jsonObject(value: ["score": Double.nan])
+            case .infinityInJSONBody:
+                connector.method = .post
+                connector.parameters = Parameter.jsonObject(value: ["score": Double.infinity])
+            }
+            return connector
+        }
+
+        var expected: InvalidRequestReason {
+            let connector = self.connector
+            switch self {
+            case .missingSlotValue: return .missingPathValue(slot: "todoId")
+            case .unusedPathParameter: return .unusedPathParameter(key: "id")
+            case .duplicatePathParameter: return .duplicatePathParameter(key: "id")
+            case .emptyPathValue: return .emptyPathValue(key: "id")
+            case .unclosedBrace, .strayBrace, .emptySlot, .fragmentInEndpoint:
+                // The detail is free text; `matches` compares the case and the endpoint only.
+                return .malformedEndpoint(connector.endpoint, detail: "")
+            case .jsonAndData, .formAndJSON, .dataAndForm, .twoJSONBodies: return .multipleBodies
+            case .jsonBodyOnGET, .formBodyOnGET: return .bodyNotAllowed(method: "GET")
+            case .dataBodyOnHEAD: return .bodyNotAllowed(method: "HEAD")
+            case .headerValueWithCR, .headerValueWithLF, .headerValueWithCRLFInjection, .headerValueWithNUL,
+                .headerNameWithSpace, .headerNameWithColon, .emptyHeaderName, .nonASCIIHeaderName:
+                return .invalidHeader(name: connector.headers[0].name)
+            case .ftpBaseURL, .fileBaseURL, .mailtoBaseURL, .relativeBaseURL, .hostlessHTTPBaseURL, .opaqueHTTPBaseURL:
+                return .invalidBaseURL(connector.baseURL.absoluteString)
+            case .emptyMethod, .methodWithSpace, .methodWithCRLF, .nonASCIIMethod:
+                return .invalidMethod(connector.method.rawValue)
+            case .nanInJSONBody, .infinityInJSONBody:
+                // `==` compares only the case for encodingFailed.
+                return .encodingFailed(
+                    underlying: EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "")))
+            }
+        }
+
+        /// Whether `reason` is the expected one.
+        func matches(_ reason: InvalidRequestReason?) -> Bool {
+            switch (expected, reason) {
+            case (.malformedEndpoint(let endpoint, _), .malformedEndpoint(let reported, _)?):
+                return endpoint == reported
+            default:
+                return reason == expected
+            }
+        }
+    }
+
+    @Test(arguments: Rejection.allCases)
+    func invalidConnectorIsRejectedWithItsReason(_ rejection: Rejection) {
+        let reason = rejectionReason(building: rejection.connector)
+        #expect(rejection.matches(reason), "got \(String(describing: reason)), expected \(rejection.expected)")
+    }
+
+    @Test(arguments: Rejection.allCases)
+    func invalidConnectorFailsTheFutureAndSendsNothing(_ rejection: Rejection) async {
+        let reason = await rejectionReasonWhenSent(rejection.connector)
+        #expect(rejection.matches(reason), "got \(String(describing: reason)), expected \(rejection.expected)")
+    }
+
+    @Test func jsonBodyThatCannotBeEncodedKeepsTheEncoderError() throws {
+        let connector = TestConnector(
+            baseURL: Self.base, endpoint: "/scores", method: .post,
+            parameters: Parameter.jsonObject(value: ["score": Double.nan]))
+        let error = #expect(throws: ConnectError.self) { try connector.asURLRequest() }
+        #expect(error?.underlyingError is EncodingError)
+    }
+
+    @Test func validConnectorIsSentExactlyOnceAsBuilt() async throws {
+        // The counterpart of the rejections above: the same pipeline does send a valid request.
+        let transport = RecordingTransport()
+        let connect = makeConnect(transport: transport)
+        let connector = TestConnector(
+            baseURL: Self.base, endpoint: "/items/{id}", parameters: Parameter.path(key: "id", value: "7"))
+        _ = try await connect.request(connector).value
+        let sent = try #require(transport.requests.first)
+        #expect(transport.requests.count == 1)
+        #expect(sent.url?.absoluteString == "https://api.example.com/items/7")
+        #expect(sent.httpMethod == "GET")
+    }
+
+    // MARK: Headers
+
+    @Test func connectorHeadersAreSent() throws {
+        let request = try TestConnector(
+            baseURL: Self.base, headers: [.accept("application/json"), HTTPHeader(name: "X-Client", value: "tests")]
+        ).asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")
+        #expect(request.value(forHTTPHeaderField: "X-Client") == "tests")
+    }
+
+    @Test func bodyContentTypeIsSentWhenTheConnectorSetsNone() throws {
+        let request = try TestConnector(
+            baseURL: Self.base, method: .post, parameters: Parameter.jsonObject(value: ["a": 1])
+        ).asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+    }
+
+    @Test func connectorContentTypeWinsOverTheBodys() throws {
+        let request = try TestConnector(
+            baseURL: Self.base, method: .post,
+            headers: [HTTPHeader(name: "content-type", value: "application/vnd.api+json")],
+            parameters: Parameter.jsonObject(value: ["a": 1])
+        ).asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/vnd.api+json")
+        #expect(request.allHTTPHeaderFields?.keys.filter { $0.lowercased() == "content-type" }.count == 1)
+    }
+
+    @Test func bodyContentTypeWinsOverADefaultContentType() throws {
+        let connect = makeConfiguredConnect(transport: RecordingTransport()) {
+            $0.defaultHeaders = [.contentType("text/plain"), .accept("application/json")]
+        }
+        let request = try connect.urlRequest(
+            for: TestConnector(baseURL: Self.base, method: .post, parameters: Parameter.form(key: "a", value: "1")))
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
+        #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")
+    }
+
+    @Test func rawBodyContentTypeWithLineBreaksFailsBeforeSending() async {
+        let connector = TestConnector(
+            baseURL: Self.base, method: .post,
+            parameters: Parameter.data(Data("x".utf8), contentType: "text/plain\r\nX-Injected: 1"))
+        #expect(rejectionReason(building: connector) == .invalidHeader(name: "Content-Type"))
+        await expectRejectedBeforeSending(connector, with: .invalidHeader(name: "Content-Type"))
+    }
+
+    @Test func requestWithoutBodyHasNoContentType() throws {
+        let request = try TestConnector(baseURL: Self.base).asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
+        #expect(request.httpBody == nil)
+    }
+
+    @Test func defaultHeadersAreSentUnlessTheConnectorOverridesThem() async throws {
+        let transport = RecordingTransport()
+        let connect = makeConfiguredConnect(transport: transport) { configuration in
+            configuration.defaultHeaders = [.userAgent("SwiftConnectTests/1.0"), .accept("*/*")]
+        }
+        let connector = TestConnector(
+            baseURL: Self.base, headers: [HTTPHeader(name: "accept", value: "application/json")])
+        _ = try await connect.request(connector).value
+        let sent = try #require(transport.requests.first)
+        #expect(sent.value(forHTTPHeaderField: "User-Agent") == "SwiftConnectTests/1.0")
+        #expect(sent.value(forHTTPHeaderField: "Accept") == "application/json")
+    }
+
+    @Test func invalidDefaultHeaderFailsBeforeSending() async {
+        let connector = TestConnector(baseURL: Self.base)
+        await expectRejectedBeforeSending(connector, with: .invalidHeader(name: "X-Trace")) { transport in
+            makeConfiguredConnect(transport: transport) { configuration in
+                configuration.defaultHeaders = [HTTPHeader(name: "X-Trace", value: "1\r\n2")]
+            }
+        }
+    }
+
+    // MARK: Bodies
+
+    struct NewTodo: Encodable {
+        let userId: Int
+        let isCompleted: Bool
+        let dueDate: String
+    }
+
+    @Test func jsonBodyUsesTheConfigurationsEncoder() async throws {
+        let transport = RecordingTransport()
+        let connect = makeConfiguredConnect(transport: transport) { configuration in
+            let encoder = JSONEncoder()
+            encoder.keyEncodingStrategy = .convertToSnakeCase
+            configuration.jsonEncoder = encoder
+        }
+        let connector = TestConnector(
+            baseURL: Self.base, endpoint: "/todos", method: .post,
+            parameters: Parameter.jsonObject(value: NewTodo(userId: 3, isCompleted: true, dueDate: "2024-01-31")))
+        _ = try await connect.request(connector).value
+        let sent = try #require(transport.requests.first)
+        // Decoded with explicit snake_case keys, independently of the encoder under test.
+        struct SnakeCased: Decodable, Equatable {
+            let userId: Int
+            let isCompleted: Bool
+            let dueDate: String
+            enum CodingKeys: String, CodingKey {
+                case userId = "user_id"
+                case isCompleted = "is_completed"
+                case dueDate = "due_date"
+            }
+        }
+        let body = try JSONDecoder().decode(SnakeCased.self, from: try #require(sent.httpBody))
+        #expect(body == SnakeCased(userId: 3, isCompleted: true, dueDate: "2024-01-31"))
+        #expect(sent.value(forHTTPHeaderField: "Content-Type") == "application/json")
+    }
+
+    @Test func formFieldsAccumulateInOrderAndAreEncoded() throws {
+        let parameters = CompositeParameters(
+            .form(key: "name", value: "Jürgen K"),
+            .form(key: "note", value: "a+b&c=d"),
+            .form(key: "name", value: "second")
+        )
+        let request = try TestConnector(baseURL: Self.base, method: .post, parameters: parameters).asURLRequest()
+        let body = try #require(request.httpBody)
+        #expect(String(decoding: body, as: UTF8.self) == "name=J%C3%BCrgen%20K&note=a%2Bb%26c%3Dd&name=second")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/x-www-form-urlencoded; charset=utf-8")
+    }
+
+    @Test func rawDataIsSentAsGivenWithItsContentType() throws {
+        let xml = Data("<todo id=\"1\"/>".utf8) + Data([0xFF, 0x00])
+        let request = try TestConnector(
+            baseURL: Self.base, method: .put, parameters: Parameter.data(xml, contentType: "application/xml")
+        ).asURLRequest()
+        #expect(request.httpBody == xml)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/xml")
+    }
+
+    @Test(arguments: [HTTPMethod.post, .put, .patch, .delete, .options, HTTPMethod(rawValue: "PROPFIND")])
+    func methodsOtherThanGETAndHEADMayCarryABody(method: HTTPMethod) throws {
+        let request = try TestConnector(
+            baseURL: Self.base, method: method, parameters: Parameter.jsonObject(value: ["a": 1])
+        ).asURLRequest()
+        #expect(request.httpMethod == method.rawValue)
+        #expect(request.httpBody == Data(#"{"a":1}"#.utf8))
+    }
+
+    struct APIKey: ParametersRepresentable {
+        let key: String
+        func apply(to parameters: inout RequestParameters) throws {
+            parameters.appendQueryItem(name: "api_key", value: key)
+            parameters.appendHeader(HTTPHeader(name: "X-API-Key", value: key))
+        }
+    }
+
+    @Test func customParametersAddAQueryItemAndAHeader() throws {
+        let parameters = CompositeParameters([Parameter.query(key: "page", value: "1"), APIKey(key: "k/1")])
+        let request = try TestConnector(baseURL: Self.base, endpoint: "/todos", parameters: parameters).asURLRequest()
+        #expect(request.url?.absoluteString == "https://api.example.com/todos?page=1&api_key=k%2F1")
+        #expect(request.value(forHTTPHeaderField: "X-API-Key") == "k/1")
+    }
+
+    struct SigningFailed: Error, Equatable {}
+
+    struct FailingSignature: ParametersRepresentable {
+        func apply(to parameters: inout RequestParameters) throws {
+            parameters.appendQueryItem(name: "signed", value: "no")
+            throw SigningFailed()
+        }
+    }
+
+    @Test func errorFromCustomParametersFailsTheRequestBeforeSending() async throws {
+        let connector = TestConnector(baseURL: Self.base, parameters: FailingSignature())
+        let error = #expect(throws: ConnectError.self) { try connector.asURLRequest() }
+        #expect(error?.underlyingError as? SigningFailed == SigningFailed())
+        await expectRejectedBeforeSending(
+            connector, with: .encodingFailed(underlying: SigningFailed()))
+    }
+
+    @Test func connectErrorFromCustomParametersIsPassedThroughUnchanged() throws {
+        struct Strict: ParametersRepresentable {
+            func apply(to parameters: inout RequestParameters) throws {
+                throw ConnectError.invalidRequest(.missingPathValue(slot: "tenant"))
+            }
+        }
+        let reason = rejectionReason(building: TestConnector(baseURL: Self.base, parameters: Strict()))
+        #expect(reason == .missingPathValue(slot: "tenant"))
+    }
+
+    // MARK: Timeout and method
+
+    @Test func connectorTimeoutWinsOverTheConfigurations() throws {
+        let connect = makeConfiguredConnect(transport: RecordingTransport()) { $0.timeoutInterval = 30 }
+        let own = try connect.urlRequest(for: TestConnector(baseURL: Self.base, timeoutInterval: 5))
+        let inherited = try connect.urlRequest(for: TestConnector(baseURL: Self.base))
+        #expect(own.timeoutInterval == 5)
+        #expect(inherited.timeoutInterval == 30)
+    }
+
+    @Test func connectorTimeoutIsUsedWhenTheConfigurationHasNone() throws {
+        let request = try TestConnector(baseURL: Self.base, timeoutInterval: 7).asURLRequest()
+        #expect(request.timeoutInterval == 7)
+    }
+
+    @Test func configuredTimeoutReachesTheTransport() async throws {
+        let transport = RecordingTransport()
+        let connect = makeConfiguredConnect(transport: transport) { $0.timeoutInterval = 12 }
+        _ = try await connect.request(TestConnector(baseURL: Self.base)).value
+        #expect(transport.requests.first?.timeoutInterval == 12)
+    }
+
+    // MARK: The usage document's connectors
+
+    struct Todo: Codable, Equatable {
+        let userId: Int
+        let id: Int
+        let title: String
+        let completed: Bool
+    }
+
+    enum TodoConnector: Connector {
+        case get(id: Int)
+
+        var baseURL: URL { URL(string: "https://jsonplaceholder.typicode.com")! }
+        var endpoint: String {
+            switch self {
+            case .get: return "/todos/{id}"
+            }
+        }
+        var method: HTTPMethod {
+            switch self {
+            case .get: return .get
+            }
+        }
+        var headers: [HTTPHeader] { [] }
+        var parameters: ParametersRepresentable? {
+            switch self {
+            case .get(let id): return Parameter.path(key: "id", value: "\(id)")
+            }
+        }
+    }
+
+    enum TodoAction: String {
+        case update
+    }
+
+    enum AdvancedTodoConnector: Connector {
+        case update(userId: Int, todoId: Int, action: TodoAction, object: Encodable)
+
+        var baseURL: URL { URL(string: "https://myserver.com")! }
+        var endpoint: String {
+            switch self {
+            case .update: return "/users/{userId}/todos/{todoId}"
+            }
+        }
+        var method: HTTPMethod {
+            switch self {
+            case .update: return .put
+            }
+        }
+        var headers: [HTTPHeader] { [] }
+        var parameters: ParametersRepresentable? {
+            switch self {
+            case .update(let userId, let todoId, let action, let object):
+                return CompositeParameters(
+                    .path(key: "userId", value: "\(userId)"),
+                    .path(key: "todoId", value: "\(todoId)"),
+                    .query(key: "action", value: action.rawValue),
+                    .jsonObject(value: object)
+                )
+            }
+        }
+    }
+
+    @Test func usageDocumentTodoConnectorBuildsTheTodoURL() throws {
+        let request = try TodoConnector.get(id: 123).asURLRequest()
+        #expect(request.url?.absoluteString == "https://jsonplaceholder.typicode.com/todos/123")
+        #expect(request.httpMethod == "GET")
+        #expect(request.httpBody == nil)
+    }
+
+    @Test func usageDocumentAdvancedConnectorBuildsThePUTWithQueryAndJSONBody() throws {
+        let todo = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
+        let request = try AdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: todo)
+            .asURLRequest()
+        #expect(request.url?.absoluteString == "https://myserver.com/users/1/todos/2?action=update")
+        #expect(request.httpMethod == "PUT")
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+        let body = try #require(request.httpBody)
+        #expect(try JSONDecoder().decode(Todo.self, from: body) == todo)
+        #expect(try jsonObject(in: request).count == 4)
+    }
+
+    @Test func usageDocumentAdvancedConnectorIsSentAsBuilt() async throws {
+        let transport = RecordingTransport()
+        let todo = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
+        _ = try await makeConnect(transport: transport)
+            .request(AdvancedTodoConnector.update(userId: 1, todoId: 2, action: .update, object: todo)).value
+        let sent = try #require(transport.requests.first)
+        #expect(sent.url?.absoluteString == "https://myserver.com/users/1/todos/2?action=update")
+        #expect(sent.httpMethod == "PUT")
+        #expect(try JSONDecoder().decode(Todo.self, from: try #require(sent.httpBody)) == todo)
+    }
+}
