@@ -1,0 +1,212 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+private typealias Fixtures = FutureFixtures
+private typealias Counter = FutureFixtures.Counter
+private typealias TestError = FutureFixtures.TestError
+
+/// Many threads racing to complete, cancel and observe the same futures. Run under
+/// `swift test --sanitize=thread` too.
+///
+/// `concurrentPerform` hands out iterations one at a time to as many threads as there are cores,
+/// so consecutive iterations run at the same moment. Each future gets a run of consecutive
+/// iterations — one per racer — which keeps every core racing on the same future.
+@Suite("Future: stress", .serialized)
+struct FutureStressTests {
+    /// What one future saw during a race; compared after every thread has finished.
+    final class Record: @unchecked Sendable {
+        // @unchecked Sendable: every property is only touched while `lock` is held.
+        private let lock = NSLock()
+        private var wins = 0
+        private var seen: [Int] = []
+        private var actions = 0
+
+        func won() { lock.withLock { wins += 1 } }
+        func saw(_ tag: Int) { lock.withLock { seen.append(tag) } }
+        func cancelActionRan() { lock.withLock { actions += 1 } }
+
+        var winCount: Int { lock.withLock { wins } }
+        var seenTags: [Int] { lock.withLock { seen } }
+        var actionCount: Int { lock.withLock { actions } }
+    }
+
+    /// A comparable summary of a result: the value, 1000 + the error's id, or -1 for cancelled.
+    static func tag(_ result: Result<Int, any Error>) -> Int {
+        switch result {
+        case .success(let value): return value
+        case .failure(let error as TestError): return 1_000 + error.id
+        case .failure(let error as ConnectError) where error.isCancellation: return -1
+        case .failure: return -2
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func racingCompletersAndObserversAgreeOnExactlyOneResultPerFuture() {
+        let futureCount = 1_000
+        let completers = 8
+        let observers = 8
+        let racers = completers + observers
+        let promises = (0..<futureCount).map { _ in Promise<Int>() }
+        let records = (0..<futureCount).map { _ in Record() }
+        for index in 0..<futureCount {
+            promises[index].future.observe { records[index].saw(Self.tag($0)) }
+        }
+
+        DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
+            let index = iteration / racers
+            let racer = iteration % racers
+            let promise = promises[index]
+            let record = records[index]
+            guard racer < completers else {
+                promise.future.observe { record.saw(Self.tag($0)) }
+                return
+            }
+            switch (racer + index) % 3 {
+            case 0: if promise.succeed(racer) { record.won() }
+            case 1: if promise.fail(TestError(id: racer)) { record.won() }
+            default: promise.future.cancel()
+            }
+        }
+
+        // Without a callback queue every observer ran inside succeed/fail/cancel/observe, so all
+        // have run by now.
+        var wrong: [String] = []
+        for index in 0..<futureCount {
+            guard let result = promises[index].future.result else {
+                wrong.append("future \(index) never completed")
+                continue
+            }
+            let tag = Self.tag(result)
+            let expectedWins = tag == -1 ? 0 : 1
+            if records[index].winCount != expectedWins {
+                wrong.append("future \(index): \(records[index].winCount) completions returned true")
+            }
+            let expectedSeen = Array(repeating: tag, count: 1 + observers)
+            if records[index].seenTags != expectedSeen {
+                wrong.append("future \(index): result \(tag), observers saw \(records[index].seenTags)")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) futures broke the contract, first: \(wrong.prefix(3))")
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func racingObserversOnACallbackQueueEachRunOnceWithTheWinningResult() async {
+        let futureCount = 1_000
+        let racers = 8
+        let target = FutureFixtures.MarkedQueue("stress.target")
+        let promises = (0..<futureCount).map { _ in Promise<Int>(callbackQueue: target.queue) }
+        let records = (0..<futureCount).map { _ in Record() }
+        let offQueue = Counter()
+
+        DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
+            let index = iteration / racers
+            let racer = iteration % racers
+            let promise = promises[index]
+            let record = records[index]
+            if racer % 2 == 0 {
+                promise.future.map { $0 * 2 }.observe { result in
+                    if !target.isCurrent { offQueue.increment() }
+                    record.saw(Self.tag(result))
+                }
+            } else if promise.succeed(racer) {
+                record.won()
+            }
+        }
+        target.queue.sync {}  // observers were queued before this; now they have all run
+
+        var wrong: [String] = []
+        for index in 0..<futureCount {
+            let value = promises[index].future.result?.futureTestValue ?? -100
+            if records[index].winCount != 1 {
+                wrong.append("future \(index): \(records[index].winCount) completions returned true")
+            }
+            if records[index].seenTags != Array(repeating: value * 2, count: racers / 2) {
+                wrong.append("future \(index): value \(value), observers saw \(records[index].seenTags)")
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.count) futures broke the contract, first: \(wrong.prefix(3))")
+        #expect(offQueue.value == 0)
+    }
+
+    /// Futures with a cancel action, and what each action saw.
+    static func cancellableFutures(_ count: Int) -> (futures: [Future<Int>], records: [Record]) {
+        let records = (0..<count).map { _ in Record() }
+        let futures = (0..<count).map { index in
+            Future<Int>(callbackQueue: nil) { records[index].cancelActionRan() }
+        }
+        return (futures, records)
+    }
+
+    // The window these two races need is a few instructions wide, so each runs rounds of many
+    // futures and stops at the first round that breaks the contract, or after at most
+    // `cancelRounds` rounds or `cancelBudget` seconds (debug and TSan builds differ tenfold).
+    static let cancelRounds = 10
+    static let futuresPerCancelRound = 20_000
+    static let cancelBudget: UInt64 = 1_000_000_000
+
+    /// Whether the time budget that started at `start` (uptime nanoseconds) is spent.
+    static func budgetSpent(since start: UInt64) -> Bool {
+        DispatchTime.now().uptimeNanoseconds - start >= cancelBudget
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func concurrentCancelsRunTheCancelActionExactlyOnce() {
+        let start = DispatchTime.now().uptimeNanoseconds
+        for round in 0..<Self.cancelRounds {
+            let (futures, records) = Self.cancellableFutures(Self.futuresPerCancelRound)
+
+            DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
+                futures[iteration / 2].cancel()
+            }
+
+            let wrong = futures.indices.filter { records[$0].actionCount != 1 }
+            #expect(futures.allSatisfy { $0.result?.isConnectCancellation == true })
+            guard wrong.isEmpty else {
+                Issue.record(
+                    """
+                    round \(round): \(wrong.count) of \(futures.count) futures ran their cancel action \
+                    \(wrong.first.map { records[$0].actionCount } ?? 0) times, not once
+                    """
+                )
+                return
+            }
+            if Self.budgetSpent(since: start) { return }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func cancelActionRunsOnlyWhenCancelWinsTheRace() {
+        let start = DispatchTime.now().uptimeNanoseconds
+        for round in 0..<Self.cancelRounds {
+            let (futures, records) = Self.cancellableFutures(Self.futuresPerCancelRound)
+
+            DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
+                let index = iteration / 2
+                // Alternate which of the two goes first, so each wins about half the races.
+                if (iteration + index) % 2 == 0 {
+                    futures[index].cancel()
+                } else {
+                    futures[index].complete(with: .success(1))
+                }
+            }
+
+            let wrong = futures.indices.filter { index in
+                let cancelled = futures[index].result?.isConnectCancellation == true
+                return records[index].actionCount != (cancelled ? 1 : 0)
+            }
+            guard wrong.isEmpty else {
+                Issue.record(
+                    """
+                    round \(round): \(wrong.count) of \(futures.count) futures ran their cancel action \
+                    although the future succeeded (cancel() lost the race)
+                    """
+                )
+                return
+            }
+            if Self.budgetSpent(since: start) { return }
+        }
+    }
+}

@@ -1,0 +1,107 @@
+import Dispatch
+import Testing
+
+@testable import SwiftConnect
+
+private typealias Fixtures = FutureFixtures
+private typealias Log = FutureFixtures.Log
+private typealias MarkedQueue = FutureFixtures.MarkedQueue
+
+@Suite("WorkList: runs observers in a loop")
+struct WorkListTests {
+    private func item(_ queue: DispatchQueue? = nil, _ run: @escaping @Sendable () -> WorkList) -> WorkList.Item {
+        WorkList.Item(queue: queue, run: run)
+    }
+
+    @Test func emptyListHasNoWork() {
+        #expect(WorkList.empty.isEmpty)
+        #expect(!WorkList(items: [item { .empty }]).isEmpty)
+    }
+
+    @Test func appendKeepsTheOrderOfBothLists() {
+        let log = Log<Int>()
+        var list = WorkList(items: [item { log.append(1); return .empty }])
+        list.append(WorkList(items: [item { log.append(2); return .empty }, item { log.append(3); return .empty }]))
+        var fromEmpty = WorkList.empty
+        fromEmpty.append(list)
+        fromEmpty.drain()
+        #expect(log.events == [1, 2, 3])
+    }
+
+    @Test func drainRunsEveryItemOnceInOrder() {
+        let log = Log<Int>()
+        WorkList(items: (0..<50).map { index in item { log.append(index); return .empty } }).drain()
+        #expect(log.events == Array(0..<50))
+    }
+
+    @Test func drainRunsTheWorkThatItemsProduce() {
+        let log = Log<String>()
+        let produced = WorkList(items: [item { log.append("produced"); return .empty }])
+        WorkList(items: [
+            item { log.append("first"); return produced },
+            item { log.append("second"); return .empty },
+        ]).drain()
+        #expect(log.events.sorted() == ["first", "produced", "second"])
+        #expect(log.events.first == "first")
+    }
+
+    @Test func drainOfDeeplyProducedWorkRunsAtTheSameStackDepth() throws {
+        let depths = Log<Int>()
+        @Sendable func link(_ remaining: Int) -> WorkList {
+            WorkList(items: [
+                WorkList.Item(queue: nil) {
+                    depths.append(Fixtures.stackAddress())
+                    return remaining == 0 ? .empty : link(remaining - 1)
+                }
+            ])
+        }
+        link(100_000).drain()
+        #expect(depths.count == 100_001)
+        let first = try #require(depths.events.first)
+        let last = try #require(depths.events.last)
+        #expect(abs(first - last) < Fixtures.iterativeStackBound)
+    }
+
+    @Test func itemsForAnotherQueueRunOnThatQueueInOrder() async {
+        let target = MarkedQueue("worklist.target")
+        let log = Log<Bool>()
+        let inTime = await Fixtures.signalled { done in
+            WorkList(items: (0..<10).map { index in
+                item(target.queue) {
+                    log.append(target.isCurrent)
+                    if index == 9 { done() }
+                    return .empty
+                }
+            }).drain()
+        }
+        #expect(inTime)
+        #expect(log.events == Array(repeating: true, count: 10))
+    }
+
+    @Test func itemsForTheCurrentQueueRunAtOnce() {
+        let target = MarkedQueue("worklist.current")
+        let log = Log<String>()
+        target.queue.sync {
+            WorkList(items: [item(target.queue) { log.append("item"); return .empty }]).drain(on: target.queue)
+            log.append("drain returned")
+        }
+        #expect(log.events == ["item", "drain returned"])
+    }
+
+    @Test func workProducedOnAQueueForThatQueueRunsThereInOrder() async {
+        let target = MarkedQueue("worklist.produced")
+        let log = Log<Int>()
+        let inTime = await Fixtures.signalled { done in
+            let second = WorkList(items: [
+                item(target.queue) {
+                    log.append(target.isCurrent ? 2 : -2)
+                    done()
+                    return .empty
+                }
+            ])
+            WorkList(items: [item(target.queue) { log.append(target.isCurrent ? 1 : -1); return second }]).drain()
+        }
+        #expect(inTime)
+        #expect(log.events == [1, 2])
+    }
+}
