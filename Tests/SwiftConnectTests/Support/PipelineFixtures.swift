@@ -63,7 +63,8 @@ enum PipelineFixtures {
         -> (result: Result<Value, any Error>, calls: Int)
     {
         let calls = Counter()
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Value, any Error>, Never>) in
             future.observe { result in
                 if calls.increment() == 1 { continuation.resume(returning: result) }
             }
@@ -127,7 +128,7 @@ enum PipelineFixtures {
                 defer { waiters.removeAll() }
                 return Array(waiters.values)
             }
-            resumed.forEach { $0.resume() }
+            for continuation in resumed { continuation.resume() }
         }
 
         /// Opens the gate at once.
@@ -137,7 +138,7 @@ enum PipelineFixtures {
                 defer { waiters.removeAll() }
                 return Array(waiters.values)
             }
-            resumed.forEach { $0.resume() }
+            for continuation in resumed { continuation.resume() }
         }
 
         /// Suspends until the gate opens; throws `CancellationError` if the task is cancelled first.

@@ -1,0 +1,432 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+
+/// Marks a queue so a callback can tell whether it runs there.
+private struct QueueMarker: @unchecked Sendable {
+    // @unchecked Sendable: DispatchSpecificKey is immutable after creation and only used as an
+    // identity by libdispatch; it is not marked Sendable in corelibs-libdispatch.
+    let key = DispatchSpecificKey<String>()
+    let queue: DispatchQueue
+    let label: String
+
+    init(label: String) {
+        self.label = label
+        queue = DispatchQueue(label: label)
+        queue.setSpecific(key: key, value: label)
+    }
+
+    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == label }
+}
+
+private func isCancelled(_ error: (any Error)?) -> Bool {
+    (error as? ConnectError)?.isCancellation == true
+}
+
+@Suite("Connect: delivery")
+struct ConnectDeliveryTests {
+    @Test func requestDeliversTheBody() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"id":1,"title":"a"}"#) }
+        let connect = makeConnect(transport: transport)
+        let todo = try await connect.request(TestConnector(endpoint: "/todos/1")).decoded(toType: Fixtures.Todo.self)
+            .value
+        #expect(todo == Fixtures.Todo(id: 1, title: "a"))
+        #expect(transport.requests.count == 1)
+        #expect(transport.requests.first?.url?.absoluteString == "http://127.0.0.1:9/todos/1")
+    }
+
+    @Test func resultsArriveOnTheConfiguredCallbackQueue() async throws {
+        let marker = QueueMarker(label: "test.connect.callback-queue")
+        let connect = Fixtures.connect(transport: StubTransport { _ in Fixtures.json("{}") }) {
+            $0.callbackQueue = marker.queue
+        }
+        let onQueue = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            connect.request(TestConnector()).observe { _ in continuation.resume(returning: marker.isCurrent) }
+        }
+        #expect(onQueue)
+    }
+
+    @Test func failuresArriveOnTheConfiguredCallbackQueue() async throws {
+        let marker = QueueMarker(label: "test.connect.callback-queue.failures")
+        let connect = Fixtures.connect(transport: StubTransport { _ in throw URLError(.timedOut) }) {
+            $0.callbackQueue = marker.queue
+        }
+        let onQueue = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            connect.request(TestConnector()).observe { _ in continuation.resume(returning: marker.isCurrent) }
+        }
+        #expect(onQueue)
+    }
+
+    @Test func invalidRequestFailureArrivesOnTheConfiguredCallbackQueue() async throws {
+        let marker = QueueMarker(label: "test.connect.callback-queue.invalid")
+        let transport = RecordingTransport()
+        let connect = Fixtures.connect(transport: transport) { $0.callbackQueue = marker.queue }
+        let (onQueue, error) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(Bool, (any Error)?), Never>) in
+            connect.request(TestConnector(endpoint: "/todos/{id}")).observe { result in
+                continuation.resume(returning: (marker.isCurrent, Fixtures.error(of: result)))
+            }
+        }
+        #expect(onQueue)
+        #expect((error as? ConnectError).map { if case .invalidRequest = $0 { true } else { false } } == true)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func decodedAndMappedResultsArriveOnTheConfiguredCallbackQueue() async throws {
+        let marker = QueueMarker(label: "test.connect.callback-queue.derived")
+        let connect = Fixtures.connect(transport: StubTransport { _ in Fixtures.json(#"{"id":2,"title":"b"}"#) }) {
+            $0.callbackQueue = marker.queue
+        }
+        let (mapOnQueue, observeOnQueue) = await withCheckedContinuation {
+            (continuation: CheckedContinuation<(Bool, Bool), Never>) in
+            connect.request(TestConnector()).decoded(toType: Fixtures.Todo.self)
+                .map { todo in (todo.id, marker.isCurrent) }
+                .observe { result in
+                    continuation.resume(returning: (Fixtures.value(of: result)?.1 == true, marker.isCurrent))
+                }
+        }
+        #expect(mapOnQueue)
+        #expect(observeOnQueue)
+    }
+
+    @Test func transportErrorBecomesTransportErrorKeepingTheURLError() async throws {
+        let connect = makeConnect(transport: StubTransport { _ in throw URLError(.notConnectedToInternet) })
+        let result = await connect.request(TestConnector()).asyncResult
+        let error = try #require(Fixtures.error(of: result) as? ConnectError)
+        guard case .transport(let underlying) = error else {
+            Issue.record("expected .transport, got \(error)")
+            return
+        }
+        #expect((underlying as? URLError)?.code == .notConnectedToInternet)
+        #expect((error.underlyingError as? URLError)?.code == .notConnectedToInternet)
+        #expect(!error.isCancellation)
+    }
+
+    @Test func nonURLTransportErrorIsWrappedToo() async throws {
+        let connect = makeConnect(transport: StubTransport { _ in throw Fixtures.TestError(code: "socket") })
+        let result = await connect.request(TestConnector()).asyncResult
+        let error = try #require(Fixtures.error(of: result) as? ConnectError)
+        #expect(error.underlyingError as? Fixtures.TestError == Fixtures.TestError(code: "socket"))
+    }
+
+    @Test func urlErrorCancelledFromTheTransportIsACancellation() async throws {
+        let connect = makeConnect(transport: StubTransport { _ in throw URLError(.cancelled) })
+        let result = await connect.request(TestConnector()).asyncResult
+        #expect(isCancelled(Fixtures.error(of: result)))
+    }
+
+    @Test func invalidConnectorFailsBeforeSending() async throws {
+        let transport = RecordingTransport()
+        let result = await makeConnect(transport: transport)
+            .request(TestConnector(endpoint: "/todos/{id}")).asyncResult
+        let error = try #require(Fixtures.error(of: result) as? ConnectError)
+        guard case .invalidRequest(.missingPathValue(let slot)) = error else {
+            Issue.record("expected .invalidRequest(.missingPathValue), got \(error)")
+            return
+        }
+        #expect(slot == "id")
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func configurationsDefaultHeadersAreSent() async throws {
+        let transport = RecordingTransport()
+        let connect = Fixtures.connect(transport: transport) {
+            $0.defaultHeaders = [HTTPHeader(name: "X-Client", value: "tests")]
+        }
+        _ = try await connect.request(TestConnector()).value
+        #expect(transport.requests.first?.value(forHTTPHeaderField: "X-Client") == "tests")
+    }
+}
+
+@Suite("Connect: cancellation", .timeLimit(.minutes(1)))
+struct ConnectCancellationTests {
+    /// A transport that signals `started`, then waits for `release` (cancellably) and records
+    /// whether its wait was cancelled.
+    private struct SlowTransport {
+        let started: Fixtures.Gate
+        let release = Fixtures.Gate()
+        let sawCancellation = Fixtures.Counter()
+        let calls = Fixtures.Counter()
+
+        init(expectedRequests: Int = 1) {
+            started = Fixtures.Gate(count: expectedRequests)
+        }
+
+        var transport: StubTransport {
+            StubTransport { [started, release, sawCancellation, calls] _ in
+                calls.increment()
+                started.arrive()
+                do {
+                    try await release.wait()
+                } catch {
+                    sawCancellation.increment()
+                    throw error
+                }
+                return Fixtures.json(#"{"late":true}"#)
+            }
+        }
+    }
+
+    @Test func futureCancelWhileTransportWaitsGivesOneCancellation() async throws {
+        let slow = SlowTransport()
+        let future = makeConnect(transport: slow.transport).request(TestConnector())
+        try await slow.started.wait()
+        future.cancel()
+        let (result, calls) = await Fixtures.observeOnce(future, settle: 0.1)
+        #expect(calls == 1)
+        #expect(isCancelled(Fixtures.error(of: result)))
+    }
+
+    @Test func futureCancelStopsTheTransportsWork() async throws {
+        let slow = SlowTransport()
+        let future = makeConnect(transport: slow.transport).request(TestConnector())
+        try await slow.started.wait()
+        future.cancel()
+        _ = await future.asyncResult
+        for _ in 0..<100 where slow.sawCancellation.value == 0 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(slow.sawCancellation.value == 1)
+    }
+
+    @Test func cancellationWinsOverALateResponse() async throws {
+        let slow = SlowTransport()
+        let connect = makeConnect(transport: slow.transport)
+        let future = connect.response(TestConnector())
+        try await slow.started.wait()
+        future.cancel()
+        slow.release.open()
+        let (result, calls) = await Fixtures.observeOnce(future, settle: 0.1)
+        #expect(calls == 1)
+        #expect(isCancelled(Fixtures.error(of: result)))
+        #expect(isCancelled(Fixtures.error(of: try #require(future.result))))
+    }
+
+    @Test func cancellingTheAwaitingTaskGivesCancellation() async throws {
+        let slow = SlowTransport()
+        let connect = makeConnect(transport: slow.transport)
+        let waiter = Task { await connect.request(TestConnector()).asyncResult }
+        try await slow.started.wait()
+        waiter.cancel()
+        let result = await waiter.value
+        #expect(isCancelled(Fixtures.error(of: result)))
+    }
+
+    @Test func cancellingTheAwaitingTaskThrowsCancelledFromValue() async throws {
+        let slow = SlowTransport()
+        let connect = makeConnect(transport: slow.transport)
+        let waiter = Task { try await connect.request(TestConnector()).decoded(toType: Fixtures.Todo.self).value }
+        try await slow.started.wait()
+        waiter.cancel()
+        await #expect(throws: ConnectError.self) { _ = try await waiter.value }
+        let error = await Fixtures.error(of: waiter.result)
+        #expect(isCancelled(error))
+    }
+
+    @Test func cancelAllRequestsCancelsEveryRequestInFlightExactlyOnce() async throws {
+        let slow = SlowTransport(expectedRequests: 4)
+        let connect = makeConnect(transport: slow.transport)
+        let futures = (0..<4).map { connect.request(TestConnector(endpoint: "/items/\($0)")) }
+        try await slow.started.wait()
+        connect.cancelAllRequests()
+        var outcomes: [(Result<Data, any Error>, Int)] = []
+        for future in futures {
+            outcomes.append(await Fixtures.observeOnce(future, settle: 0.02))
+        }
+        #expect(outcomes.count == 4)
+        for (result, calls) in outcomes {
+            #expect(calls == 1)
+            #expect(isCancelled(Fixtures.error(of: result)))
+        }
+        for _ in 0..<100 where slow.sawCancellation.value < 4 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(slow.sawCancellation.value == 4)
+    }
+
+    @Test func cancelAllRequestsLeavesCompletedAndLaterRequestsAlone() async throws {
+        let connect = makeConnect(transport: StubTransport { _ in Fixtures.json(#"{"n":1}"#) })
+        let done = connect.request(TestConnector())
+        _ = try await done.value
+        connect.cancelAllRequests()
+        #expect(try done.result?.get() == Data(#"{"n":1}"#.utf8))
+        let later = try await connect.request(TestConnector()).value
+        #expect(later == Data(#"{"n":1}"#.utf8))
+    }
+
+    @Test func cancellationIsDistinguishableFromFailures() async throws {
+        let failing = makeConnect(transport: StubTransport { _ in throw URLError(.timedOut) })
+        let failure = await failing.request(TestConnector()).asyncResult
+        let slow = SlowTransport()
+        let cancelled = makeConnect(transport: slow.transport).request(TestConnector())
+        try await slow.started.wait()
+        cancelled.cancel()
+        let cancellation = await cancelled.asyncResult
+        #expect(!isCancelled(Fixtures.error(of: failure)))
+        #expect(isCancelled(Fixtures.error(of: cancellation)))
+    }
+
+    @Test func cancelAfterCompletionChangesNothing() async throws {
+        let future = makeConnect(transport: StubTransport { _ in Fixtures.json("[]") }).request(TestConnector())
+        _ = try await future.value
+        future.cancel()
+        #expect(try future.result?.get() == Data("[]".utf8))
+    }
+
+    @Test func cancelBeforeTheTransportRunsSendsNothingOrStopsIt() async throws {
+        let slow = SlowTransport()
+        let future = makeConnect(transport: slow.transport).request(TestConnector())
+        future.cancel()
+        let (result, calls) = await Fixtures.observeOnce(future, settle: 0.1)
+        #expect(calls == 1)
+        #expect(isCancelled(Fixtures.error(of: result)))
+        #expect(slow.calls.value == slow.sawCancellation.value)
+    }
+}
+
+@Suite("Connect: lifetime", .timeLimit(.minutes(1)))
+struct ConnectLifetimeTests {
+    @Test func futureCompletesAfterTheConnectIsReleased() async throws {
+        let started = Fixtures.Gate()
+        let release = Fixtures.Gate()
+        let transport = StubTransport { _ in
+            started.arrive()
+            try await release.wait()
+            return Fixtures.json(#"{"id":1,"title":"outlived"}"#)
+        }
+        weak var weakConnect: Connect?
+        let future: Future<Fixtures.Todo>
+        do {
+            let connect = makeConnect(transport: transport)
+            weakConnect = connect
+            future = connect.request(TestConnector()).decoded(toType: Fixtures.Todo.self)
+        }
+        try await started.wait()
+        #expect(weakConnect == nil)
+        release.open()
+        let todo = try await future.value
+        #expect(todo == Fixtures.Todo(id: 1, title: "outlived"))
+    }
+
+    @Test func observerRunsAfterTheConnectIsReleased() async throws {
+        let release = Fixtures.Gate()
+        let transport = StubTransport { _ in
+            try await release.wait()
+            return Fixtures.json("{}")
+        }
+        weak var weakConnect: Connect?
+        let future: Future<Data>
+        do {
+            let connect = makeConnect(transport: transport)
+            weakConnect = connect
+            future = connect.request(TestConnector())
+        }
+        #expect(weakConnect == nil)
+        release.open()
+        let (result, calls) = await Fixtures.observeOnce(future)
+        #expect(calls == 1)
+        #expect(Fixtures.value(of: result) == Data("{}".utf8))
+    }
+}
+
+@Suite("Connect: debugResponse")
+struct ConnectDebugTests {
+    private static let secret = "s3cr3t-T0KEN-value"
+
+    private func connect(logger: CapturingLogger, reply: StubTransport.Reply) -> Connect {
+        makeConnect(transport: StubTransport { _ in reply }, logger: logger)
+    }
+
+    private var authorized: TestConnector {
+        TestConnector(endpoint: "/todos", headers: [.authorization(bearerToken: Self.secret)])
+    }
+
+    @Test func debugResponseOffLogsNothing() async throws {
+        let logger = CapturingLogger()
+        let connect = connect(logger: logger, reply: Fixtures.json(#"{"id":1}"#))
+        _ = try await connect.request(authorized).value
+        _ = await connect.request(TestConnector(endpoint: "/{missing}")).asyncResult
+        #expect(logger.messages.isEmpty)
+    }
+
+    @Test func debugResponseOffIsTheDefault() async throws {
+        let logger = CapturingLogger()
+        _ = await connect(logger: logger, reply: Fixtures.json("{}", status: 500)).request(authorized).asyncResult
+        #expect(logger.messages.isEmpty)
+    }
+
+    @Test func debugResponseLogsACurlLineWithAuthorizationRedacted() async throws {
+        let logger = CapturingLogger()
+        _ = try await connect(logger: logger, reply: Fixtures.json(#"{"id":1}"#))
+            .request(authorized, debugResponse: true).value
+        let log = logger.messages.joined(separator: "\n")
+        #expect(log.contains("curl"))
+        #expect(log.contains("http://127.0.0.1:9/todos"))
+        #expect(log.contains("Authorization: <redacted>"))
+        #expect(!log.contains(Self.secret))
+    }
+
+    @Test func debugResponseLogsStatusElapsedTimeAndPrettyBody() async throws {
+        let logger = CapturingLogger()
+        _ = try await connect(logger: logger, reply: Fixtures.json(#"{"id":1,"title":"pretty"}"#, status: 201))
+            .request(authorized, debugResponse: true).value
+        let log = logger.messages.joined(separator: "\n")
+        #expect(log.contains("201"))
+        #expect(log.range(of: #"\d+ ms"#, options: .regularExpression) != nil)
+        #expect(log.contains("\n"))
+        #expect(log.contains(#""title" : "pretty""#))
+        #expect(log.contains("\n  \"id\" : 1"))
+    }
+
+    @Test func debugResponseLogsErrorResponsesToo() async throws {
+        let logger = CapturingLogger()
+        _ = await connect(logger: logger, reply: Fixtures.json(#"{"message":"denied"}"#, status: 403))
+            .request(authorized, debugResponse: true).asyncResult
+        let log = logger.messages.joined(separator: "\n")
+        #expect(log.contains("403"))
+        #expect(log.contains("denied"))
+        #expect(!log.contains(Self.secret))
+    }
+
+    @Test func debugResponseLogsTransportFailures() async throws {
+        let logger = CapturingLogger()
+        let connect = makeConnect(transport: StubTransport { _ in throw URLError(.timedOut) }, logger: logger)
+        _ = await connect.request(authorized, debugResponse: true).asyncResult
+        let log = logger.messages.joined(separator: "\n")
+        #expect(log.contains("curl"))
+        #expect(log.contains("failed"))
+        #expect(!log.contains(Self.secret))
+    }
+
+    @Test func debugResponseRedactsBasicCredentials() async throws {
+        let logger = CapturingLogger()
+        let connector = TestConnector(headers: [.authorization(username: "ada", password: "hunter2-pass")])
+        _ = try await connect(logger: logger, reply: Fixtures.json("{}")).request(connector, debugResponse: true).value
+        let log = logger.messages.joined(separator: "\n")
+        let encoded = Data("ada:hunter2-pass".utf8).base64EncodedString()
+        #expect(!log.contains(encoded))
+        #expect(!log.contains("hunter2-pass"))
+    }
+
+    /// A server that echoes the request's headers (httpbin's `/headers`, `/anything`) must not
+    /// leak the token into the debug log through the pretty-printed body.
+    @Test func debugResponseRedactsAnAuthorizationHeaderEchoedInTheBody() async throws {
+        let logger = CapturingLogger()
+        let echo = StubTransport { request in
+            let headers = request.allHTTPHeaderFields ?? [:]
+            return try StubTransport.Reply.json(["headers": headers])
+        }
+        let connect = makeConnect(transport: echo, logger: logger)
+        _ = try await connect.request(authorized, debugResponse: true).value
+        let log = logger.messages.joined(separator: "\n")
+        #expect(!log.contains(Self.secret), "the secret leaked into:\n\(log)")
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+
+/// `URLSessionTransport`'s delegate, driven by hand: the session's tasks are created but never
+/// resumed, and the delegate callbacks URLSession would make are made by the test. No sockets.
+@Suite("URLSessionTransport: SessionDelegate")
+struct SessionDelegateTests {
+    private static let url = URL(string: "http://127.0.0.1:9/protected")!
+
+    /// A session (no delegate of its own: the test calls the delegate) and one unstarted task.
+    private final class Harness: @unchecked Sendable {
+        // @unchecked Sendable: every member is set once in init and only read afterwards; the
+        // URLSession types are thread-safe but not marked Sendable in FoundationNetworking.
+        let session = URLSession(configuration: .ephemeral)
+        let delegate = SessionDelegate()
+        let task: URLSessionDataTask
+
+        init() {
+            task = session.dataTask(with: URLRequest(url: SessionDelegateTests.url))
+        }
+
+        deinit {
+            session.invalidateAndCancel()
+        }
+
+        func respond(status: Int, headers: [String: String] = [:]) {
+            let response = HTTPURLResponse(
+                url: SessionDelegateTests.url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)!
+            delegate.urlSession(session, dataTask: task, didReceive: response) { _ in }
+        }
+
+        func receive(_ text: String) {
+            delegate.urlSession(session, dataTask: task, didReceive: Data(text.utf8))
+        }
+
+        func challenge(_ method: String) -> URLSession.AuthChallengeDisposition? {
+            let answers = Fixtures.Recorder<String>()
+            var disposition: URLSession.AuthChallengeDisposition?
+            delegate.urlSession(session, task: task, didReceive: ChallengeFactory.challenge(method: method)) {
+                answer, _ in
+                disposition = answer
+                answers.append("answered")
+            }
+            return answers.values.count == 1 ? disposition : nil
+        }
+
+        func complete(error: (any Error)?) {
+            delegate.urlSession(session, task: task, didCompleteWithError: error)
+        }
+
+        /// Registers the task, lets `drive` make the delegate calls, and returns what `send` would.
+        func run(_ drive: @escaping @Sendable (Harness) -> Void) async throws -> (Data, Int) {
+            let (data, response) = try await withCheckedThrowingContinuation { continuation in
+                delegate.register(task, continuation: continuation)
+                drive(self)
+            }
+            return (data, response.statusCode)
+        }
+    }
+
+    @Test func redirectsAreNeverFollowedByURLSession() {
+        let harness = Harness()
+        let proposals = Fixtures.Recorder<String>()
+        let redirect = HTTPURLResponse(
+            url: Self.url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "http://other.test/"])!
+        harness.delegate.urlSession(
+            harness.session, task: harness.task, willPerformHTTPRedirection: redirect,
+            newRequest: URLRequest(url: URL(string: "http://other.test/")!)
+        ) { request in
+            proposals.append(request?.url?.absoluteString ?? "nil")
+        }
+        #expect(proposals.values == ["nil"])
+    }
+
+    @Test func responseAndBodyChunksAreBufferedAndReturnedOnCompletion() async throws {
+        let (data, status) = try await Harness().run { harness in
+            harness.respond(status: 200, headers: ["Content-Type": "application/json"])
+            harness.receive(#"{"a":"#)
+            harness.receive(#"1}"#)
+            harness.complete(error: nil)
+        }
+        #expect(status == 200)
+        #expect(data == Data(#"{"a":1}"#.utf8))
+    }
+
+    @Test func responseWithoutBodyGivesEmptyData() async throws {
+        let (data, status) = try await Harness().run { harness in
+            harness.respond(status: 204)
+            harness.complete(error: nil)
+        }
+        #expect(status == 204)
+        #expect(data.isEmpty)
+    }
+
+    @Test func basicChallengeIsNotAnsweredWithCredentials() {
+        let disposition = Harness().challenge(NSURLAuthenticationMethodHTTPBasic)
+        #if canImport(FoundationNetworking)
+            #expect(disposition == .cancelAuthenticationChallenge)
+        #else
+            #expect(disposition == .rejectProtectionSpace)
+        #endif
+    }
+
+    @Test func digestChallengeIsNotAnsweredWithCredentials() {
+        let disposition = Harness().challenge(NSURLAuthenticationMethodHTTPDigest)
+        #expect(disposition != nil)
+        #expect(disposition != .useCredential)
+        #expect(disposition != .performDefaultHandling)
+    }
+
+    @Test func serverTrustChallengeGetsDefaultHandling() {
+        #expect(Harness().challenge("NSURLAuthenticationMethodServerTrust") == .performDefaultHandling)
+    }
+
+    #if canImport(FoundationNetworking)
+        @Test func cancelledBasicChallengeStillReturnsThe401WithItsBody() async throws {
+            let (data, status) = try await Harness().run { harness in
+                harness.respond(status: 401, headers: ["WWW-Authenticate": #"Basic realm="api""#])
+                harness.receive(#"{"message":"log in first"}"#)
+                _ = harness.challenge(NSURLAuthenticationMethodHTTPBasic)
+                harness.complete(error: URLError(.userCancelledAuthentication))
+            }
+            #expect(status == 401)
+            #expect(data == Data(#"{"message":"log in first"}"#.utf8))
+        }
+
+        @Test func cancelledChallengeWithoutAResponseFailsWithAuthenticationRequired() async throws {
+            let error = await #expect(throws: URLError.self) {
+                _ = try await Harness().run { harness in
+                    _ = harness.challenge(NSURLAuthenticationMethodHTTPBasic)
+                    harness.complete(error: URLError(.userCancelledAuthentication))
+                }
+            }
+            #expect(error?.code == .userAuthenticationRequired)
+        }
+    #endif
+
+    @Test func taskErrorIsThrownUnchanged() async throws {
+        let error = await #expect(throws: URLError.self) {
+            _ = try await Harness().run { harness in
+                harness.complete(error: URLError(.networkConnectionLost))
+            }
+        }
+        #expect(error?.code == .networkConnectionLost)
+    }
+
+    @Test func completionWithoutAResponseIsAnInvalidResponse() async throws {
+        let error = await #expect(throws: ConnectError.self) {
+            _ = try await Harness().run { harness in harness.complete(error: nil) }
+        }
+        guard case .invalidResponse? = error else {
+            Issue.record("expected .invalidResponse, got \(String(describing: error))")
+            return
+        }
+    }
+
+    @Test func onlyTheFirstCompletionOfATaskCounts() async throws {
+        // A second completion must not resume the continuation again (that would trap).
+        let (data, status) = try await Harness().run { harness in
+            harness.respond(status: 200)
+            harness.receive("first")
+            harness.complete(error: nil)
+            harness.receive("late")
+            harness.complete(error: URLError(.timedOut))
+        }
+        #expect(status == 200)
+        #expect(data == Data("first".utf8))
+    }
+}
+
+/// Builds authentication challenges by hand.
+private enum ChallengeFactory {
+    /// A sender that is never called: the delegate answers through its completion handler.
+    final class Sender: NSObject, URLAuthenticationChallengeSender {
+        func use(_ credential: URLCredential, for challenge: URLAuthenticationChallenge) {}
+        func continueWithoutCredential(for challenge: URLAuthenticationChallenge) {}
+        func cancel(_ challenge: URLAuthenticationChallenge) {}
+        func performDefaultHandling(for challenge: URLAuthenticationChallenge) {}
+        func rejectProtectionSpaceAndContinue(with challenge: URLAuthenticationChallenge) {}
+    }
+
+    static func challenge(method: String) -> URLAuthenticationChallenge {
+        let space = URLProtectionSpace(
+            host: "127.0.0.1", port: 9, protocol: "http", realm: "api", authenticationMethod: method)
+        return URLAuthenticationChallenge(
+            protectionSpace: space, proposedCredential: nil, previousFailureCount: 0, failureResponse: nil, error: nil,
+            sender: Sender())
+    }
+}

@@ -1,0 +1,253 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+
+/// Appends `value` to the `X-Order` header, so the header shows the order adapters ran in.
+private struct OrderAdapter: RequestAdapter {
+    let value: String
+
+    func adapt(_ request: URLRequest) async throws -> URLRequest {
+        var request = request
+        let previous = request.value(forHTTPHeaderField: "X-Order")
+        request.setValue(previous.map { "\($0),\(value)" } ?? value, forHTTPHeaderField: "X-Order")
+        return request
+    }
+}
+
+/// Counts its runs and stamps the count on the request as `X-Attempt`, the way a token adapter
+/// would put a fresh token on each attempt.
+private struct CountingAdapter: RequestAdapter {
+    let runs = Fixtures.Counter()
+
+    func adapt(_ request: URLRequest) async throws -> URLRequest {
+        var request = request
+        request.setValue("\(runs.increment())", forHTTPHeaderField: "X-Attempt")
+        return request
+    }
+}
+
+/// Throws `error`, and counts how often it was asked.
+private struct ThrowingAdapter: RequestAdapter {
+    let error: Fixtures.TestError
+    let runs = Fixtures.Counter()
+
+    func adapt(_ request: URLRequest) async throws -> URLRequest {
+        runs.increment()
+        throw error
+    }
+}
+
+/// Answers `answer` while `attempt <= limit`, then `.doNotRetry`; records its name in `log`.
+private struct FixedRetrier: RequestRetrier {
+    let name: String
+    let answer: RetryResult
+    var limit = Int.max
+    let log: Fixtures.Recorder<String>
+
+    func retry(_ request: URLRequest, dueTo error: any Error, response: Response?, attempt: Int) async -> RetryResult {
+        log.append("\(name)#\(attempt)")
+        return attempt <= limit ? answer : .doNotRetry
+    }
+}
+
+@Suite("ConnectMiddleware: adapters")
+struct ConnectMiddlewareAdapterTests {
+    @Test func withoutAdaptersTheRequestIsUnchanged() async throws {
+        var request = URLRequest(url: URL(string: "http://example.test/a")!)
+        request.setValue("v", forHTTPHeaderField: "X-Original")
+        let adapted = try await ConnectMiddleware().adapt(request)
+        #expect(adapted == request)
+    }
+
+    @Test func adaptersRunInOrder() async throws {
+        let middleware = ConnectMiddleware(adapters: [
+            OrderAdapter(value: "first"), OrderAdapter(value: "second"), OrderAdapter(value: "third"),
+        ])
+        let adapted = try await middleware.adapt(URLRequest(url: URL(string: "http://example.test/a")!))
+        #expect(adapted.value(forHTTPHeaderField: "X-Order") == "first,second,third")
+    }
+
+    @Test func adaptedHeaderIsVisibleInTheSentRequest() async throws {
+        let transport = RecordingTransport()
+        let middleware = ConnectMiddleware(adapters: [OrderAdapter(value: "a"), OrderAdapter(value: "b")])
+        _ = try await makeConnect(transport: transport, middleware: middleware).request(TestConnector()).value
+        #expect(transport.requests.count == 1)
+        #expect(transport.requests.first?.value(forHTTPHeaderField: "X-Order") == "a,b")
+    }
+
+    @Test func throwingAdapterFailsTheRequestWithItsErrorAndNothingIsSent() async throws {
+        let transport = RecordingTransport()
+        let thrower = ThrowingAdapter(error: Fixtures.TestError(code: "no token"))
+        let after = CountingAdapter()
+        let middleware = ConnectMiddleware(adapters: [OrderAdapter(value: "a"), thrower, after])
+        let result = await makeConnect(transport: transport, middleware: middleware).request(TestConnector())
+            .asyncResult
+        #expect(Fixtures.error(of: result) as? Fixtures.TestError == Fixtures.TestError(code: "no token"))
+        #expect(transport.requests.isEmpty)
+        #expect(thrower.runs.value == 1)
+        #expect(after.runs.value == 0)
+    }
+}
+
+@Suite("ConnectMiddleware: retriers")
+struct ConnectMiddlewareRetrierTests {
+    private let request = URLRequest(url: URL(string: "http://example.test/a")!)
+
+    @Test func withoutRetriersNothingIsRetried() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
+        let result = await makeConnect(transport: transport).request(TestConnector()).asyncResult
+        #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 500)
+        #expect(transport.requests.count == 1)
+        let answer = await ConnectMiddleware().retry(request, dueTo: URLError(.timedOut), response: nil, attempt: 1)
+        guard case .doNotRetry = answer else {
+            Issue.record("expected .doNotRetry, got \(answer)")
+            return
+        }
+    }
+
+    @Test func retryResendsTheRequestThroughTheAdaptersAgain() async throws {
+        let calls = Fixtures.Counter()
+        let transport = RecordingTransport { _ in
+            calls.increment() < 3 ? Fixtures.json(#"{"msg":"busy"}"#, status: 503) : Fixtures.json(#"{"ok":true}"#)
+        }
+        let counter = CountingAdapter()
+        let log = Fixtures.Recorder<String>()
+        let middleware = ConnectMiddleware(
+            adapters: [counter], retriers: [FixedRetrier(name: "r", answer: .retry, limit: 5, log: log)])
+        let data = try await makeConnect(transport: transport, middleware: middleware).request(TestConnector()).value
+        #expect(data == Data(#"{"ok":true}"#.utf8))
+        #expect(transport.requests.count == 3)
+        #expect(counter.runs.value == 3)
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2", "3"])
+        #expect(log.values == ["r#1", "r#2"])
+    }
+
+    @Test func retriedRequestIsAdaptedFromTheOriginalNotFromTheLastAttempt() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
+        let log = Fixtures.Recorder<String>()
+        let middleware = ConnectMiddleware(
+            adapters: [OrderAdapter(value: "x")],
+            retriers: [FixedRetrier(name: "r", answer: .retry, limit: 2, log: log)])
+        _ = await makeConnect(transport: transport, middleware: middleware).request(TestConnector()).asyncResult
+        #expect(transport.requests.count == 3)
+        #expect(transport.requests.allSatisfy { $0.value(forHTTPHeaderField: "X-Order") == "x" })
+    }
+
+    @Test func retryingStopsWhenTheRetrierSaysSoAndTheLastErrorIsDelivered() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"message":"still down"}"#, status: 503) }
+        let log = Fixtures.Recorder<String>()
+        let middleware = ConnectMiddleware(retriers: [FixedRetrier(name: "r", answer: .retry, limit: 2, log: log)])
+        let result = await makeConnect(transport: transport, middleware: middleware).request(TestConnector())
+            .asyncResult
+        guard case .unacceptableStatus(let response, let message)? = Fixtures.error(of: result) as? ConnectError else {
+            Issue.record("expected unacceptableStatus, got \(result)")
+            return
+        }
+        #expect(response.statusCode == 503)
+        #expect(message == "still down")
+        #expect(transport.requests.count == 3)
+        #expect(log.values == ["r#1", "r#2", "r#3"])
+    }
+
+    @Test func doNotRetryWithErrorReplacesTheError() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 401) }
+        let log = Fixtures.Recorder<String>()
+        let replacement = Fixtures.TestError(code: "session expired")
+        let middleware = ConnectMiddleware(
+            retriers: [FixedRetrier(name: "r", answer: .doNotRetryWithError(replacement), log: log)])
+        let result = await makeConnect(transport: transport, middleware: middleware).request(TestConnector())
+            .asyncResult
+        #expect(Fixtures.error(of: result) as? Fixtures.TestError == replacement)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func retryWithDelayWaitsThenRetries() async throws {
+        let sentAt = Fixtures.Recorder<Date>()
+        let transport = RecordingTransport { _ in
+            sentAt.append(Date())
+            return sentAt.values.count < 2 ? Fixtures.json("{}", status: 500) : Fixtures.json("[]")
+        }
+        let log = Fixtures.Recorder<String>()
+        let middleware = ConnectMiddleware(
+            retriers: [FixedRetrier(name: "r", answer: .retryWithDelay(0.15), limit: 1, log: log)])
+        let data = try await makeConnect(transport: transport, middleware: middleware).request(TestConnector()).value
+        #expect(data == Data("[]".utf8))
+        let times = sentAt.values
+        try #require(times.count == 2)
+        #expect(times[1].timeIntervalSince(times[0]) >= 0.14)
+    }
+
+    @Test func retriersAreAskedInOrderUntilOneAnswers() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
+        let log = Fixtures.Recorder<String>()
+        let middleware = ConnectMiddleware(retriers: [
+            FixedRetrier(name: "passes", answer: .doNotRetry, log: log),
+            FixedRetrier(name: "retries", answer: .retry, limit: 1, log: log),
+            FixedRetrier(
+                name: "never", answer: .doNotRetryWithError(Fixtures.TestError(code: "never")), limit: 1, log: log),
+        ])
+        let result = await makeConnect(transport: transport, middleware: middleware).request(TestConnector())
+            .asyncResult
+        // Attempt 1: passes → retries (.retry). Attempt 2: passes → retries (done) → never (limit reached).
+        #expect(log.values == ["passes#1", "retries#1", "passes#2", "retries#2", "never#2"])
+        #expect(transport.requests.count == 2)
+        #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 500)
+    }
+
+    @Test func firstAnsweringRetrierWinsAndLaterOnesAreNotAsked() async throws {
+        let log = Fixtures.Recorder<String>()
+        let first = FixedRetrier(
+            name: "first", answer: .doNotRetryWithError(Fixtures.TestError(code: "first")), log: log)
+        let second = FixedRetrier(name: "second", answer: .retry, log: log)
+        let answer = await ConnectMiddleware(retriers: [first, second])
+            .retry(request, dueTo: URLError(.timedOut), response: nil, attempt: 1)
+        guard case .doNotRetryWithError(let error) = answer else {
+            Issue.record("expected .doNotRetryWithError, got \(answer)")
+            return
+        }
+        #expect(error as? Fixtures.TestError == Fixtures.TestError(code: "first"))
+        #expect(log.values == ["first#1"])
+    }
+
+    @Test func retrierCanRetryATransportError() async throws {
+        let calls = Fixtures.Counter()
+        let transport = RecordingTransport { _ in
+            if calls.increment() == 1 { throw URLError(.networkConnectionLost) }
+            return Fixtures.json(#"{"id":1,"title":"second time"}"#)
+        }
+        let log = Fixtures.Recorder<String>()
+        let middleware = ConnectMiddleware(retriers: [FixedRetrier(name: "r", answer: .retry, limit: 1, log: log)])
+        let todo = try await makeConnect(transport: transport, middleware: middleware).request(TestConnector())
+            .decoded(toType: Fixtures.Todo.self).value
+        #expect(todo.title == "second time")
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func adapterErrorReachesTheRetrierAndCanBeRetried() async throws {
+        let log = Fixtures.Recorder<String>()
+        let failingOnce = FlakyAdapter()
+        let transport = RecordingTransport()
+        let middleware = ConnectMiddleware(
+            adapters: [failingOnce], retriers: [FixedRetrier(name: "r", answer: .retry, limit: 1, log: log)])
+        _ = try await makeConnect(transport: transport, middleware: middleware).request(TestConnector()).value
+        #expect(log.values == ["r#1"])
+        #expect(transport.requests.count == 1)
+    }
+}
+
+/// Fails its first adaptation only (a token that could not be fetched the first time).
+private struct FlakyAdapter: RequestAdapter {
+    let runs = Fixtures.Counter()
+
+    func adapt(_ request: URLRequest) async throws -> URLRequest {
+        if runs.increment() == 1 { throw Fixtures.TestError(code: "token fetch failed") }
+        return request
+    }
+}

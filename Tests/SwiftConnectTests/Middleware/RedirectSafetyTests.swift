@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The pure rules `Connect` follows redirects by; HTTPURLResponse and URLRequest values are built
+/// by hand, no sockets.
+@Suite("RedirectSafety")
+struct RedirectSafetyTests {
+    private static func url(_ string: String) -> URL { URL(string: string)! }
+
+    private static func redirect(_ status: Int, from: String, to location: String?) -> HTTPURLResponse {
+        HTTPURLResponse(
+            url: url(from), statusCode: status, httpVersion: "HTTP/1.1",
+            headerFields: location.map { ["Location": $0] } ?? [:])!
+    }
+
+    /// A request with credentials, a cookie, a content type and a JSON body.
+    private static func original(_ string: String, method: String = "POST") -> URLRequest {
+        var request = URLRequest(url: url(string))
+        request.httpMethod = method
+        request.httpBody = Data(#"{"name":"kept"}"#.utf8)
+        request.setValue("Bearer top-secret", forHTTPHeaderField: "Authorization")
+        request.setValue("session=abc", forHTTPHeaderField: "Cookie")
+        request.setValue("Basic cHJveHk6cHc=", forHTTPHeaderField: "Proxy-Authorization")
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        request.setValue("trace-1", forHTTPHeaderField: "X-Trace")
+        return request
+    }
+
+    private static func follow(_ status: Int, from previous: URLRequest, to location: String?) -> URLRequest? {
+        RedirectSafety.request(
+            following: redirect(status, from: previous.url!.absoluteString, to: location), from: previous)
+    }
+
+    // MARK: isSameOrigin
+
+    @Test(arguments: [
+        ("http://api.test/a", "http://api.test/b?x=1"),
+        ("http://api.test/a", "http://api.test:80/b"),
+        ("https://api.test/a", "https://api.test:443/b"),
+        ("https://API.Test/a", "https://api.test/b"),
+        ("HTTPS://api.test/a", "https://api.test/b"),
+        ("http://api.test:8080/a", "http://api.test:8080/b"),
+    ])
+    func sameOriginIncludingDefaultPorts(lhs: String, rhs: String) {
+        #expect(RedirectSafety.isSameOrigin(Self.url(lhs), Self.url(rhs)))
+        #expect(RedirectSafety.isSameOrigin(Self.url(rhs), Self.url(lhs)))
+    }
+
+    @Test(arguments: [
+        ("http://api.test/a", "https://api.test/a"),
+        ("https://api.test/a", "https://evil.test/a"),
+        ("https://api.test/a", "https://sub.api.test/a"),
+        ("http://api.test/a", "http://api.test:8080/a"),
+        ("https://api.test/a", "https://api.test:80/a"),
+        ("http://api.test:443/a", "https://api.test/a"),
+    ])
+    func differentSchemeHostOrPortIsAnotherOrigin(lhs: String, rhs: String) {
+        #expect(!RedirectSafety.isSameOrigin(Self.url(lhs), Self.url(rhs)))
+    }
+
+    @Test func missingURLIsNeverTheSameOrigin() {
+        #expect(!RedirectSafety.isSameOrigin(nil, Self.url("http://api.test")))
+        #expect(!RedirectSafety.isSameOrigin(Self.url("http://api.test"), nil))
+        #expect(!RedirectSafety.isSameOrigin(nil, nil))
+    }
+
+    // MARK: Credentials
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func credentialHeadersAreStrippedOnARedirectToAnotherOrigin(status: Int) throws {
+        let request = try #require(
+            Self.follow(status, from: Self.original("https://api.test/login"), to: "https://cdn.other.test/x"))
+        #expect(request.url == Self.url("https://cdn.other.test/x"))
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(request.value(forHTTPHeaderField: "Cookie") == nil)
+        #expect(request.value(forHTTPHeaderField: "Proxy-Authorization") == nil)
+        #expect(request.value(forHTTPHeaderField: "X-Trace") == "trace-1")
+    }
+
+    @Test func credentialHeadersAreStrippedWhateverTheirCase() throws {
+        var previous = URLRequest(url: Self.url("http://api.test/a"))
+        previous.setValue("Bearer lower-case", forHTTPHeaderField: "authorization")
+        previous.setValue("c=1", forHTTPHeaderField: "COOKIE")
+        let request = try #require(Self.follow(302, from: previous, to: "http://other.test/b"))
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(request.value(forHTTPHeaderField: "Cookie") == nil)
+    }
+
+    @Test(arguments: ["X-API-Key", "X-Auth-Token", "X-Client-Secret", "Api_Key"])
+    func credentialLikeHeadersAreStrippedOnARedirectToAnotherOrigin(name: String) throws {
+        var previous = URLRequest(url: Self.url("https://api.test/a"))
+        previous.setValue("credential-value", forHTTPHeaderField: name)
+        previous.setValue("application/json", forHTTPHeaderField: "Accept")
+        let request = try #require(Self.follow(302, from: previous, to: "https://other.test/b"))
+        #expect(request.value(forHTTPHeaderField: name) == nil)
+        #expect(request.value(forHTTPHeaderField: "Accept") == "application/json")
+    }
+
+    @Test func credentialLikeHeadersAreKeptOnTheSameOrigin() throws {
+        var previous = URLRequest(url: Self.url("https://api.test/a"))
+        previous.setValue("key-1", forHTTPHeaderField: "X-API-Key")
+        let request = try #require(Self.follow(302, from: previous, to: "/b"))
+        #expect(request.value(forHTTPHeaderField: "X-API-Key") == "key-1")
+    }
+
+    @Test func httpsToHttpOnTheSameHostIsAnotherOriginAndLosesCredentials() throws {
+        let request = try #require(
+            Self.follow(302, from: Self.original("https://api.test/a", method: "GET"), to: "http://api.test/a"))
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func credentialHeadersAreKeptOnASameOriginRedirect(status: Int) throws {
+        let request = try #require(
+            Self.follow(status, from: Self.original("https://api.test/v1/login"), to: "https://api.test:443/v2/login"))
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer top-secret")
+        #expect(request.value(forHTTPHeaderField: "Cookie") == "session=abc")
+        #expect(request.value(forHTTPHeaderField: "Proxy-Authorization") == "Basic cHJveHk6cHc=")
+    }
+
+    @Test func relativeLocationStaysOnTheOriginAndKeepsCredentials() throws {
+        let request = try #require(
+            Self.follow(302, from: Self.original("https://api.test/v1/a", method: "GET"), to: "/v2/b?x=1"))
+        #expect(request.url == Self.url("https://api.test/v2/b?x=1"))
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer top-secret")
+    }
+
+    // MARK: Method and body
+
+    @Test(arguments: [307, 308])
+    func temporaryAndPermanentRedirectKeepMethodAndBody(status: Int) throws {
+        let request = try #require(
+            Self.follow(status, from: Self.original("https://api.test/upload"), to: "https://api.test/upload-here"))
+        #expect(request.httpMethod == "POST")
+        #expect(request.httpBody == Data(#"{"name":"kept"}"#.utf8))
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == "application/json")
+    }
+
+    @Test(arguments: ["PUT", "PATCH", "DELETE"], [307, 308])
+    func temporaryAndPermanentRedirectKeepEveryMethod(method: String, status: Int) throws {
+        let request = try #require(
+            Self.follow(status, from: Self.original("https://api.test/r", method: method), to: "https://api.test/s"))
+        #expect(request.httpMethod == method)
+        #expect(request.httpBody == Data(#"{"name":"kept"}"#.utf8))
+    }
+
+    @Test(arguments: [307, 308])
+    func crossOriginTemporaryRedirectKeepsMethodAndBodyButNotCredentials(status: Int) throws {
+        let request = try #require(
+            Self.follow(status, from: Self.original("https://api.test/upload"), to: "https://storage.test/put"))
+        #expect(request.httpMethod == "POST")
+        #expect(request.httpBody == Data(#"{"name":"kept"}"#.utf8))
+        #expect(request.value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
+    @Test(arguments: [301, 302, 303])
+    func postBecomesGetWithoutBodyOnAMovedFoundOrSeeOther(status: Int) throws {
+        let request = try #require(Self.follow(status, from: Self.original("https://api.test/form"), to: "/result"))
+        #expect(request.httpMethod == "GET")
+        #expect(request.httpBody == nil)
+        #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
+    }
+
+    @Test func seeOtherKeepsHead() throws {
+        var previous = URLRequest(url: Self.url("https://api.test/a"))
+        previous.httpMethod = "HEAD"
+        let request = try #require(Self.follow(303, from: previous, to: "/b"))
+        #expect(request.httpMethod == "HEAD")
+    }
+
+    @Test func movedKeepsAPut() throws {
+        let request = try #require(Self.follow(301, from: Self.original("https://api.test/a", method: "PUT"), to: "/b"))
+        #expect(request.httpMethod == "PUT")
+        #expect(request.httpBody == Data(#"{"name":"kept"}"#.utf8))
+    }
+
+    // MARK: Not followed
+
+    @Test(arguments: [200, 300, 304, 305, 400])
+    func nonRedirectStatusIsNotFollowed(status: Int) {
+        #expect(Self.follow(status, from: Self.original("https://api.test/a"), to: "/b") == nil)
+    }
+
+    @Test func redirectWithoutLocationIsNotFollowed() {
+        #expect(Self.follow(302, from: Self.original("https://api.test/a"), to: nil) == nil)
+        #expect(Self.follow(302, from: Self.original("https://api.test/a"), to: "") == nil)
+    }
+
+    @Test(arguments: ["ftp://files.test/x", "file:///etc/passwd", "javascript:alert(1)"])
+    func redirectToANonHTTPSchemeIsNotFollowed(location: String) {
+        #expect(Self.follow(302, from: Self.original("https://api.test/a"), to: location) == nil)
+    }
+
+    // MARK: Authentication challenges
+
+    @Test(arguments: [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest])
+    func basicAndDigestChallengesAreServerAuthentication(method: String) {
+        #expect(RedirectSafety.isServerAuthentication(method))
+    }
+
+    @Test func serverTrustChallengeIsNotServerAuthentication() {
+        #expect(!RedirectSafety.isServerAuthentication("NSURLAuthenticationMethodServerTrust"))
+        #expect(!RedirectSafety.isServerAuthentication("NSURLAuthenticationMethodClientCertificate"))
+    }
+}

@@ -1,0 +1,381 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+private typealias Todo = PipelineFixtures.Todo
+
+private struct Profile: Decodable, Sendable, Equatable {
+    let firstName: String
+    let lastName: String
+}
+
+private struct Event: Decodable, Sendable, Equatable {
+    let name: String
+    let startsAt: Date
+}
+
+/// A `Connect` whose every request answers `status` with `body`.
+private func connect(
+    body: String, status: Int = 200, configure: (inout ConnectConfiguration) -> Void = { _ in }
+) -> Connect {
+    Fixtures.connect(transport: StubTransport { _ in Fixtures.json(body, status: status) }, configure: configure)
+}
+
+/// Unwraps `.decoding`, recording an issue for anything else.
+private func decodingFailure(_ error: (any Error)?, sourceLocation: SourceLocation = #_sourceLocation)
+    -> DecodingFailure?
+{
+    guard case .decoding(let failure)? = error as? ConnectError else {
+        Issue.record("expected ConnectError.decoding, got \(String(describing: error))", sourceLocation: sourceLocation)
+        return nil
+    }
+    return failure
+}
+
+@Suite("BodyDecoder: decoded(toType:keyPath:)")
+struct DecodedTests {
+    @Test func wholeBodyDecodesIntoTheModel() async throws {
+        let todo = try await connect(body: #"{"id":1,"title":"Buy milk"}"#)
+            .request(TestConnector()).decoded(toType: Todo.self).value
+        #expect(todo == Todo(id: 1, title: "Buy milk"))
+    }
+
+    @Test func nestedKeyPathDecodesTheValueThere() async throws {
+        let body = #"{"data":{"item":{"id":2,"title":"Nested"},"other":{"id":"not a todo"}},"meta":{}}"#
+        let todo = try await connect(body: body)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data.item").value
+        #expect(todo == Todo(id: 2, title: "Nested"))
+    }
+
+    @Test func arrayIndexInKeyPathSelectsThatElement() async throws {
+        let body = #"{"items":[{"name":"zero"},{"name":"one"},{"name":"two"}]}"#
+        let name = try await connect(body: body)
+            .request(TestConnector()).decoded(toType: String.self, keyPath: "items.1.name").value
+        #expect(name == "one")
+    }
+
+    @Test func arrayIndexSkipsOverElementsOfAnyKind() async throws {
+        let body = #"{"values":["a",2,null,[1,2],{"k":"v"},"target"]}"#
+        let value = try await connect(body: body)
+            .request(TestConnector()).decoded(toType: String.self, keyPath: "values.5").value
+        #expect(value == "target")
+    }
+
+    @Test func keyPathCanSelectAnArray() async throws {
+        let body = #"{"data":{"items":[{"id":1,"title":"a"},{"id":2,"title":"b"}]}}"#
+        let todos = try await connect(body: body)
+            .request(TestConnector()).decoded(toType: [Todo].self, keyPath: "data.items").value
+        #expect(todos.map(\.id) == [1, 2])
+    }
+
+    @Test func missingKeyPathFailsWithDecodingNamingTypeKeyPathAndReason() async throws {
+        let result = await connect(body: #"{"data":{"other":1}}"#)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data.item").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.type.contains("Todo"))
+        #expect(failure.keyPath == "data.item")
+        #expect(!failure.reason.isEmpty)
+        #expect(failure.description.contains("Todo"))
+        #expect(failure.description.contains("data.item"))
+        #expect(failure.description.contains(failure.reason))
+    }
+
+    /// The reason must say what is wrong: the key is absent, not `null`.
+    @Test func missingKeyPathReasonSaysTheValueIsMissingNotNull() async throws {
+        let result = await connect(body: #"{"data":{"other":1}}"#)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data.item").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        let reason = failure.reason.lowercased()
+        #expect(
+            reason.contains("missing") || reason.contains("not found") || reason.contains("no value"),
+            "reason: \(failure.reason)")
+        #expect(!reason.contains("null"), "reason: \(failure.reason)")
+    }
+
+    @Test func missingKeyPathReasonNamesTheMissingKeyAndWhereTheWalkStopped() async throws {
+        let result = await connect(body: #"{"data":{"other":1}}"#)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data.item.title").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("'item'"), "reason: \(failure.reason)")
+        #expect(failure.reason.contains("'data'"), "reason: \(failure.reason)")
+    }
+
+    @Test func nullAtKeyPathFailsWithReasonSayingNull() async throws {
+        let result = await connect(body: #"{"data":{"item":null}}"#)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data.item").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("null"))
+    }
+
+    @Test func arrayIndexOutOfRangeFailsWithDecoding() async throws {
+        let result = await connect(body: #"{"items":[{"name":"only"}]}"#)
+            .request(TestConnector()).decoded(toType: String.self, keyPath: "items.3.name").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.keyPath == "items.3.name")
+    }
+
+    @Test func arrayIndexOutOfRangeReasonNamesTheIndex() async throws {
+        let result = await connect(body: #"{"items":[{"name":"only"}]}"#)
+            .request(TestConnector()).decoded(toType: String.self, keyPath: "items.3.name").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("3"), "reason: \(failure.reason)")
+        #expect(failure.reason.contains("'items'"), "reason: \(failure.reason)")
+    }
+
+    @Test func missingKeyInModelReasonNamesTheKey() async throws {
+        let result = await connect(body: #"{"id":1}"#)
+            .request(TestConnector()).decoded(toType: Todo.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("title"))
+        #expect(failure.underlyingError is DecodingError)
+    }
+
+    @Test func typeMismatchReasonNamesTheCodingPath() async throws {
+        let body = #"{"data":{"item":{"id":"seven","title":"x"}}}"#
+        let result = await connect(body: body)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data.item").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("id"), "reason: \(failure.reason)")
+        #expect(failure.reason.contains("Int"), "reason: \(failure.reason)")
+    }
+
+    @Test func typeMismatchInsideAnArrayNamesTheIndex() async throws {
+        let body = #"[{"id":1,"title":"a"},{"id":2,"title":false}]"#
+        let result = await connect(body: body).request(TestConnector()).decoded(toType: [Todo].self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("1.title") || failure.reason.contains("1"), "reason: \(failure.reason)")
+        #expect(failure.reason.contains("title"), "reason: \(failure.reason)")
+    }
+
+    @Test func malformedJSONFailsWithDecoding() async throws {
+        let result = await connect(body: #"{"id":1,"title":"#)
+            .request(TestConnector()).decoded(toType: Todo.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("JSON"), "reason: \(failure.reason)")
+    }
+
+    @Test func emptyKeyPathComponentFailsClearly() async throws {
+        let result = await connect(body: #"{"data":{"item":{"id":1,"title":"x"}}}"#)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data..item").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("empty"))
+    }
+
+    @Test func decodingFromFutureOfResponseCarriesTheResponseInTheFailure() async throws {
+        let body = #"{"unexpected":true}"#
+        let result = await connect(body: body, status: 201)
+            .response(TestConnector()).decoded(toType: Todo.self).asyncResult
+        let error = try #require(Fixtures.error(of: result) as? ConnectError)
+        let failure = try #require(decodingFailure(error))
+        let response = try #require(failure.response)
+        #expect(response.statusCode == 201)
+        #expect(response.data == Data(body.utf8))
+        #expect(error.statusCode == 201)
+        #expect(error.responseBody == Data(body.utf8))
+        #expect(failure.description.contains("201"))
+    }
+
+    @Test func decodingFromFutureOfResponseSucceedsAtKeyPath() async throws {
+        let todo = try await connect(body: #"{"data":{"id":3,"title":"r"}}"#)
+            .response(TestConnector()).decoded(toType: Todo.self, keyPath: "data").value
+        #expect(todo == Todo(id: 3, title: "r"))
+    }
+
+    @Test func standaloneFutureOfDataDecodesWithADefaultDecoder() async throws {
+        let future = Future(value: Data(#"{"id":4,"title":"plain"}"#.utf8))
+        let todo = try await future.decoded(toType: Todo.self).value
+        #expect(todo == Todo(id: 4, title: "plain"))
+    }
+}
+
+@Suite("BodyDecoder: decodedIfPresent")
+struct DecodedIfPresentTests {
+    @Test func emptyBodyGivesNil() async throws {
+        let todo = try await connect(body: "", status: 204)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self).value
+        #expect(todo == nil)
+    }
+
+    @Test func whitespaceOnlyBodyGivesNil() async throws {
+        let todo = try await connect(body: " \n\t ")
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self).value
+        #expect(todo == nil)
+    }
+
+    @Test func missingKeyPathGivesNil() async throws {
+        let todo = try await connect(body: #"{"data":{}}"#)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "data.item").value
+        #expect(todo == nil)
+    }
+
+    @Test func missingIntermediateKeyGivesNil() async throws {
+        let todo = try await connect(body: #"{"meta":{}}"#)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "data.item").value
+        #expect(todo == nil)
+    }
+
+    @Test func nullAtKeyPathGivesNil() async throws {
+        let todo = try await connect(body: #"{"data":{"item":null}}"#)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "data.item").value
+        #expect(todo == nil)
+    }
+
+    @Test func nullBodyGivesNil() async throws {
+        let todo = try await connect(body: "null")
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self).value
+        #expect(todo == nil)
+    }
+
+    @Test func presentValueIsDecoded() async throws {
+        let todo = try await connect(body: #"{"data":{"item":{"id":5,"title":"here"}}}"#)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "data.item").value
+        #expect(todo == Todo(id: 5, title: "here"))
+    }
+
+    @Test func malformedJSONStillFails() async throws {
+        let result = await connect(body: #"{"data": {"item": "#)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "data.item").asyncResult
+        #expect(decodingFailure(Fixtures.error(of: result)) != nil)
+    }
+
+    @Test func presentButWrongTypeStillFails() async throws {
+        let result = await connect(body: #"{"data":{"item":[1,2,3]}}"#)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "data.item").asyncResult
+        #expect(decodingFailure(Fixtures.error(of: result)) != nil)
+    }
+
+    @Test func futureOfResponseGivesNilForAnEmptyBody() async throws {
+        let todo = try await connect(body: "", status: 204)
+            .response(TestConnector()).decodedIfPresent(toType: Todo.self).value
+        #expect(todo == nil)
+    }
+}
+
+@Suite("BodyDecoder: Empty and empty bodies")
+struct EmptyBodyTests {
+    @Test func noContentDecodesToEmpty() async throws {
+        let empty = try await connect(body: "", status: 204).request(TestConnector()).decoded(toType: Empty.self).value
+        #expect(empty == Empty())
+    }
+
+    @Test func emptyAcceptsAnyJSONBody() async throws {
+        let empty = try await connect(body: #"{"ignored":[1,2,3]}"#)
+            .request(TestConnector()).decoded(toType: Empty.self).value
+        #expect(empty == Empty())
+    }
+
+    @Test func emptyBodyFailsClearlyForAModel() async throws {
+        let result = await connect(body: "", status: 204).request(TestConnector()).decoded(toType: Todo.self)
+            .asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("empty"))
+        #expect(failure.type.contains("Todo"))
+        #expect(failure.description.contains("empty"))
+    }
+
+    @Test func emptyBodyFailsForAModelFromFutureOfResponseWithTheResponse() async throws {
+        let result = await connect(body: "", status: 204).response(TestConnector()).decoded(toType: Todo.self)
+            .asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains("empty"))
+        #expect(failure.response?.statusCode == 204)
+    }
+}
+
+@Suite("BodyDecoder: which JSONDecoder")
+struct DecoderChoiceTests {
+    private static func snakeCase(_ configuration: inout ConnectConfiguration) {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        configuration.jsonDecoder = decoder
+    }
+
+    private static func iso8601(_ configuration: inout ConnectConfiguration) {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        configuration.jsonDecoder = decoder
+    }
+
+    @Test func configurationsKeyStrategyIsUsedByDefault() async throws {
+        let profile = try await connect(
+            body: #"{"first_name":"Ada","last_name":"Lovelace"}"#, configure: Self.snakeCase
+        )
+        .request(TestConnector()).decoded(toType: Profile.self).value
+        #expect(profile == Profile(firstName: "Ada", lastName: "Lovelace"))
+    }
+
+    @Test func configurationsDecoderIsUsedThroughMapAndFutureOfResponse() async throws {
+        let profile = try await connect(
+            body: #"{"first_name":"Ada","last_name":"Lovelace"}"#, configure: Self.snakeCase
+        )
+        .response(TestConnector()).decoded(toType: Profile.self).value
+        #expect(profile.firstName == "Ada")
+    }
+
+    @Test func configurationsDateStrategyIsUsedByDefault() async throws {
+        let event = try await connect(
+            body: #"{"name":"launch","startsAt":"2024-01-02T03:04:05Z"}"#, configure: Self.iso8601
+        )
+        .request(TestConnector()).decoded(toType: Event.self).value
+        #expect(event.startsAt == Date(timeIntervalSince1970: 1_704_164_645))
+    }
+
+    @Test func configurationsDecoderAppliesAtAKeyPath() async throws {
+        let body = #"{"data":{"event":{"name":"launch","startsAt":"2024-01-02T03:04:05Z"}}}"#
+        let event = try await connect(body: body, configure: Self.iso8601)
+            .request(TestConnector()).decoded(toType: Event.self, keyPath: "data.event").value
+        #expect(event.startsAt == Date(timeIntervalSince1970: 1_704_164_645))
+    }
+
+    @Test func explicitDecoderOverridesTheConfigurations() async throws {
+        let explicit = JSONDecoder()
+        explicit.dateDecodingStrategy = .secondsSince1970
+        let event = try await connect(body: #"{"name":"launch","startsAt":1704164645}"#, configure: Self.iso8601)
+            .request(TestConnector()).decoded(toType: Event.self, decoder: explicit).value
+        #expect(event.startsAt == Date(timeIntervalSince1970: 1_704_164_645))
+    }
+
+    @Test func explicitPlainDecoderDoesNotConvertSnakeCase() async throws {
+        let result = await connect(body: #"{"first_name":"Ada","last_name":"Lovelace"}"#, configure: Self.snakeCase)
+            .request(TestConnector()).decoded(toType: Profile.self, decoder: JSONDecoder()).asyncResult
+        #expect(decodingFailure(Fixtures.error(of: result)) != nil)
+    }
+
+    @Test func explicitDecoderOverridesForDecodedIfPresent() async throws {
+        let explicit = JSONDecoder()
+        explicit.keyDecodingStrategy = .convertFromSnakeCase
+        let profile = try await connect(body: #"{"first_name":"Ada","last_name":"L"}"#)
+            .request(TestConnector()).decodedIfPresent(toType: Profile.self, decoder: explicit).value
+        #expect(profile == Profile(firstName: "Ada", lastName: "L"))
+    }
+
+    /// Key path components are documented as "object keys as they appear in the JSON"; a key
+    /// strategy on the decoder must not hide `user_profile` from the key path.
+    @Test func keyPathUsesJSONKeysEvenWithSnakeCaseStrategy() async throws {
+        let body = #"{"user_profile":{"first_name":"Ada","last_name":"Lovelace"}}"#
+        let result = await connect(body: body, configure: Self.snakeCase)
+            .request(TestConnector()).decoded(toType: Profile.self, keyPath: "user_profile").asyncResult
+        #expect(Fixtures.value(of: result) == Profile(firstName: "Ada", lastName: "Lovelace"), "\(result)")
+    }
+}
+
+@Suite("BodyDecoder: Response.decoded")
+struct ResponseDecodingTests {
+    @Test func responseDecodesItsBodyAtAKeyPath() throws {
+        let response = Fixtures.response(status: 200, body: #"{"data":{"id":9,"title":"sync"}}"#)
+        #expect(try response.decoded(toType: Todo.self, keyPath: "data") == Todo(id: 9, title: "sync"))
+    }
+
+    @Test func responseDecodingFailureCarriesTheResponse() throws {
+        let response = Fixtures.response(status: 200, body: "[]")
+        let error = #expect(throws: ConnectError.self) { try response.decoded(toType: Todo.self) }
+        #expect(error?.statusCode == 200)
+        #expect(error?.responseBody == Data("[]".utf8))
+    }
+}

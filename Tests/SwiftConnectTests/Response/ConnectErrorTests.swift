@@ -1,0 +1,187 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+
+@Suite("ConnectError: descriptions and accessors")
+struct ConnectErrorTests {
+    private let notFound = Fixtures.response(
+        status: 404, body: #"{"message":"Todo 7 does not exist"}"#, method: "DELETE", url: "http://example.test/todos/7"
+    )
+
+    // MARK: Descriptions
+
+    @Test func unacceptableStatusDescriptionHasStatusMethodURLAndMessage() {
+        let error = ConnectError.unacceptableStatus(notFound, message: "Todo 7 does not exist")
+        #expect(error.description.contains("404"))
+        #expect(error.description.contains("Todo 7 does not exist"))
+        #expect(error.description.contains("DELETE http://example.test/todos/7"))
+    }
+
+    @Test func unacceptableStatusWithoutMessageStillNamesTheStatus() {
+        let error = ConnectError.unacceptableStatus(notFound, message: nil)
+        #expect(error.description.contains("404"))
+        #expect(!error.description.hasSuffix(": "))
+    }
+
+    @Test func invalidRequestDescriptionHasTheReason() {
+        let error = ConnectError.invalidRequest(.missingPathValue(slot: "id"))
+        #expect(error.description.contains("{id}"))
+        #expect(error.description.contains("nothing was sent"))
+    }
+
+    @Test(arguments: [
+        InvalidRequestReason.invalidBaseURL("ftp://x"),
+        .malformedEndpoint("/a/{", detail: "unclosed {"),
+        .missingPathValue(slot: "user"),
+        .unusedPathParameter(key: "extra"),
+        .duplicatePathParameter(key: "dup"),
+        .emptyPathValue(key: "blank"),
+        .bodyNotAllowed(method: "GET"),
+        .invalidMethod("BAD METHOD"),
+        .invalidHeader(name: "X-Bad"),
+        .invalidURL("http://[::1"),
+    ])
+    func invalidRequestReasonDescriptionNamesTheCulprit(reason: InvalidRequestReason) {
+        let culprit: String
+        switch reason {
+        case .invalidBaseURL(let url): culprit = url
+        case .malformedEndpoint(let endpoint, _): culprit = endpoint
+        case .missingPathValue(let slot): culprit = slot
+        case .unusedPathParameter(let key), .duplicatePathParameter(let key), .emptyPathValue(let key): culprit = key
+        case .bodyNotAllowed(let method), .invalidMethod(let method): culprit = method
+        case .invalidHeader(let name): culprit = name
+        case .invalidURL(let url): culprit = url
+        case .multipleBodies, .encodingFailed: culprit = ""
+        }
+        #expect(reason.description.contains(culprit))
+        #expect(ConnectError.invalidRequest(reason).description.contains(reason.description))
+    }
+
+    @Test func transportDescriptionHasTheUnderlyingErrorsDescription() {
+        let urlError = URLError(.timedOut)
+        let error = ConnectError.transport(underlying: urlError)
+        #expect(error.description.hasPrefix("Transport error"))
+        #expect(error.description.contains(urlError.localizedDescription))
+    }
+
+    @Test func decodingDescriptionIsTheFailuresDescription() {
+        let failure = DecodingFailure(
+            type: "Todo", keyPath: "data.item", reason: "key 'title' not found", underlyingError: nil,
+            response: notFound)
+        let error = ConnectError.decoding(failure)
+        #expect(error.description == failure.description)
+        #expect(failure.description.contains("Todo"))
+        #expect(failure.description.contains("data.item"))
+        #expect(failure.description.contains("key 'title' not found"))
+        #expect(failure.description.contains("404"))
+    }
+
+    @Test func cancelledInvalidResponseAndAbandonedHaveDistinctDescriptions() {
+        let descriptions = [ConnectError.cancelled, .invalidResponse, .abandoned].map(\.description)
+        #expect(descriptions[0].contains("cancelled"))
+        #expect(Set(descriptions).count == 3)
+        #expect(descriptions.allSatisfy { !$0.isEmpty })
+    }
+
+    @Test func tooManyRedirectsDescriptionNamesTheLastLocationAndKeepsTheResponse() {
+        let redirect = Fixtures.response(status: 302, headers: ["Location": "https://loop.test/again"])
+        let error = ConnectError.tooManyRedirects(redirect)
+        #expect(error.description.contains("redirect"))
+        #expect(error.description.contains("https://loop.test/again"))
+        #expect(error.statusCode == 302)
+        #expect(error.response?.headers["location"] == "https://loop.test/again")
+        #expect(!error.isCancellation)
+    }
+
+    @Test func localizedDescriptionIsTheReadableDescription() {
+        let error: any Error = ConnectError.unacceptableStatus(notFound, message: "gone")
+        #expect((error as? ConnectError)?.errorDescription == (error as? ConnectError)?.description)
+        #expect(error.localizedDescription.contains("404"))
+        #expect(error.localizedDescription.contains("gone"))
+    }
+
+    // MARK: Accessors
+
+    @Test func isCancellationIsTrueOnlyForCancelled() {
+        #expect(ConnectError.cancelled.isCancellation)
+        let others: [ConnectError] = [
+            .transport(underlying: URLError(.cancelled)), .unacceptableStatus(notFound, message: nil), .invalidResponse,
+            .abandoned, .invalidRequest(.multipleBodies),
+        ]
+        for error in others {
+            #expect(!error.isCancellation, "\(error)")
+        }
+    }
+
+    @Test func statusCodeAndBodyComeFromUnacceptableStatus() {
+        let error = ConnectError.unacceptableStatus(notFound, message: nil)
+        #expect(error.statusCode == 404)
+        #expect(error.responseBody == Data(#"{"message":"Todo 7 does not exist"}"#.utf8))
+        #expect(error.response?.url == URL(string: "http://example.test/todos/7"))
+    }
+
+    @Test func statusCodeAndBodyComeFromADecodingFailureWithAResponse() {
+        let response = Fixtures.response(status: 200, body: "[]")
+        let error = ConnectError.decoding(
+            DecodingFailure(type: "Todo", keyPath: nil, reason: "r", underlyingError: nil, response: response))
+        #expect(error.statusCode == 200)
+        #expect(error.responseBody == Data("[]".utf8))
+    }
+
+    @Test func errorsWithoutAResponseHaveNoStatusOrBody() {
+        let errors: [ConnectError] = [
+            .transport(underlying: URLError(.timedOut)), .cancelled, .invalidResponse, .abandoned,
+            .invalidRequest(.multipleBodies),
+            .decoding(DecodingFailure(type: "T", keyPath: nil, reason: "r", underlyingError: nil, response: nil)),
+        ]
+        for error in errors {
+            #expect(error.statusCode == nil, "\(error)")
+            #expect(error.responseBody == nil, "\(error)")
+        }
+    }
+
+    @Test func underlyingErrorKeepsTheTransportsURLError() throws {
+        let error = ConnectError.transport(underlying: URLError(.cannotConnectToHost))
+        let underlying = try #require(error.underlyingError as? URLError)
+        #expect(underlying.code == .cannotConnectToHost)
+    }
+
+    @Test func underlyingErrorKeepsTheDecodersError() {
+        let decodingError = DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "bad"))
+        let error = ConnectError.decoding(
+            DecodingFailure(type: "T", keyPath: nil, reason: "r", underlyingError: decodingError, response: nil))
+        #expect(error.underlyingError is DecodingError)
+    }
+
+    @Test func underlyingErrorKeepsTheEncodingError() {
+        let encodingError = EncodingError.invalidValue(Double.nan, .init(codingPath: [], debugDescription: "NaN"))
+        let error = ConnectError.invalidRequest(.encodingFailed(underlying: encodingError))
+        #expect(error.underlyingError is EncodingError)
+    }
+
+    @Test func errorsWithoutACauseHaveNoUnderlyingError() {
+        let errors: [ConnectError] = [
+            .cancelled, .invalidResponse, .abandoned, .invalidRequest(.multipleBodies),
+            .unacceptableStatus(notFound, message: "m"),
+        ]
+        for error in errors {
+            #expect(error.underlyingError == nil, "\(error)")
+        }
+    }
+
+    @Test func invalidRequestReasonsCompareByCaseAndValues() {
+        #expect(InvalidRequestReason.missingPathValue(slot: "a") == .missingPathValue(slot: "a"))
+        #expect(InvalidRequestReason.missingPathValue(slot: "a") != .missingPathValue(slot: "b"))
+        #expect(InvalidRequestReason.missingPathValue(slot: "a") != .emptyPathValue(key: "a"))
+        #expect(
+            InvalidRequestReason.encodingFailed(underlying: URLError(.unknown))
+                == .encodingFailed(underlying: CancellationError()))
+    }
+}

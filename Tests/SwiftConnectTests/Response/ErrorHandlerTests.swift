@@ -1,0 +1,281 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+
+/// Unwraps `.unacceptableStatus`, recording an issue for anything else.
+private func unacceptable(_ error: (any Error)?, sourceLocation: SourceLocation = #_sourceLocation)
+    -> (response: Response, message: String?)?
+{
+    guard case .unacceptableStatus(let response, let message)? = error as? ConnectError else {
+        Issue.record(
+            "expected ConnectError.unacceptableStatus, got \(String(describing: error))", sourceLocation: sourceLocation
+        )
+        return nil
+    }
+    return (response, message)
+}
+
+@Suite("ErrorHandler: the default handler")
+struct DefaultErrorHandlerTests {
+    let handler = ErrorHandler()
+
+    @Test(
+        "the message is read from msg, message, error, err in that priority",
+        arguments: [
+            (#"{"msg":"from msg","message":"from message","error":"from error","err":"from err"}"#, "from msg"),
+            (#"{"message":"from message","error":"from error","err":"from err"}"#, "from message"),
+            (#"{"error":"from error","err":"from err"}"#, "from error"),
+            (#"{"err":"from err","detail":"ignored"}"#, "from err"),
+            (#"{"err":"from err","msg":"from msg"}"#, "from msg"),
+        ])
+    func messageKeysAreReadInPriorityOrder(body: String, expected: String) throws {
+        let error = handler.handle(Fixtures.response(status: 400, body: body))
+        let failure = try #require(unacceptable(error))
+        #expect(failure.message == expected)
+    }
+
+    @Test func nestedErrorObjectMessageIsRead() throws {
+        let body = #"{"error":{"code":"E42","message":"Quota exceeded"}}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 429, body: body))))
+        #expect(failure.message == "Quota exceeded")
+    }
+
+    @Test func keyWithoutTextFallsThroughToTheNextKey() throws {
+        let body = #"{"error":{"code":"E42"},"err":"fallback text"}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 400, body: body))))
+        #expect(failure.message == "fallback text")
+    }
+
+    @Test func arrayOfStringsBecomesOneMessageWithEveryString() throws {
+        let body = #"{"message":["name is required","email is invalid"]}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 422, body: body))))
+        let message = try #require(failure.message)
+        #expect(message.contains("name is required"))
+        #expect(message.contains("email is invalid"))
+    }
+
+    @Test func arrayOfErrorObjectsGivesTheirMessages() throws {
+        let body = #"{"error":[{"message":"first"},{"msg":"second"}]}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 422, body: body))))
+        let message = try #require(failure.message)
+        #expect(message.contains("first"))
+        #expect(message.contains("second"))
+    }
+
+    @Test func jsonObjectWithoutAnyMessageKeyHasNoMessageButKeepsStatusAndBody() throws {
+        let body = #"{"detail":"something"}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 500, body: body))))
+        #expect(failure.message == nil)
+        #expect(failure.response.statusCode == 500)
+        #expect(failure.response.data == Data(body.utf8))
+    }
+
+    @Test func unacceptableStatusCarriesStatusCodeHeadersAndBody() throws {
+        let body = #"{"message":"Not found"}"#
+        let response = Fixtures.response(
+            status: 404, body: body, headers: ["Content-Type": "application/json", "X-Request-Id": "abc-123"])
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.response.statusCode == 404)
+        #expect(failure.response.headers["x-request-id"] == "abc-123")
+        #expect(failure.response.data == Data(body.utf8))
+        #expect(failure.message == "Not found")
+    }
+
+    @Test func htmlBodyGivesUnacceptableStatusWithStatusAndBody() throws {
+        let html = "<html><body><h1>502 Bad Gateway</h1></body></html>"
+        let response = Fixtures.response(status: 502, body: html, headers: ["Content-Type": "text/html"])
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.response.statusCode == 502)
+        #expect(failure.response.data == Data(html.utf8))
+        #expect(failure.message == nil)
+    }
+
+    @Test func emptyBodyGivesUnacceptableStatusWithStatus() throws {
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 503, body: ""))))
+        #expect(failure.response.statusCode == 503)
+        #expect(failure.response.data.isEmpty)
+        #expect(failure.message == nil)
+    }
+
+    @Test func jsonArrayBodyGivesUnacceptableStatusWithStatusAndBody() throws {
+        let body = #"["bad", "request"]"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 400, body: body))))
+        #expect(failure.response.statusCode == 400)
+        #expect(failure.response.data == Data(body.utf8))
+    }
+
+    @Test func shortPlainTextBodyBecomesTheMessage() throws {
+        let response = Fixtures.response(
+            status: 403, body: "  Forbidden: no access to this project\n",
+            headers: ["Content-Type": "text/plain; charset=utf-8"])
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.message == "Forbidden: no access to this project")
+    }
+
+    @Test func longPlainTextBodyIsNotUsedAsTheMessage() throws {
+        let text = String(repeating: "x", count: 4096)
+        let response = Fixtures.response(status: 500, body: text, headers: ["Content-Type": "text/plain"])
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.message == nil)
+        #expect(failure.response.data.count == 4096)
+    }
+
+    @Test func customMessageKeysAreReadInTheirOrder() throws {
+        let handler = ErrorHandler(messageKeys: ["detail", "title"])
+        let body = #"{"title":"Bad Request","detail":"page must be positive","message":"ignored"}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 400, body: body))))
+        #expect(failure.message == "page must be positive")
+    }
+
+    @Test func handleResponseDictionaryReturnsTheServersMessage() throws {
+        let error = try #require(handler.handle(response: ["msg": "Token expired"]) as? ErrorMessage)
+        #expect(error.message == "Token expired")
+        #expect(error.description == "Token expired")
+    }
+
+    @Test func handleResponseDictionaryWithoutMessageStillReturnsAnError() {
+        #expect(handler.handle(response: ["unrelated": 1]) != nil)
+    }
+}
+
+// MARK: - Custom handlers
+
+/// A handler as the usage document shows it: only `handle(response:)`.
+private struct CodeErrorHandler: ErrorHandlerProtocol {
+    func handle(response: [String: Any]) -> Error? {
+        guard let code = response["code"] as? String else { return nil }
+        return PipelineFixtures.TestError(code: code)
+    }
+}
+
+/// A handler that also wants the status code.
+private struct StatusErrorHandler: ErrorHandlerProtocol {
+    let seen: PipelineFixtures.Recorder<Int>
+
+    func handle(response: [String: Any]) -> Error? {
+        PipelineFixtures.TestError(code: "without status")
+    }
+
+    func handle(response: [String: Any], statusCode: Int) -> Error? {
+        seen.append(statusCode)
+        return PipelineFixtures.TestError(code: "status \(statusCode)")
+    }
+}
+
+/// A handler that counts how often it is asked.
+private struct CountingErrorHandler: ErrorHandlerProtocol {
+    let calls: PipelineFixtures.Counter
+
+    func handle(response: [String: Any]) -> Error? {
+        calls.increment()
+        return PipelineFixtures.TestError(code: "counted")
+    }
+}
+
+@Suite("ErrorHandler: in the Connect pipeline")
+struct ErrorHandlerPipelineTests {
+    private func connect(status: Int, body: String, handler: any ErrorHandlerProtocol = ErrorHandler()) -> Connect {
+        makeConnect(transport: StubTransport { _ in Fixtures.json(body, status: status) }, errorHandler: handler)
+    }
+
+    @Test(arguments: [199, 300, 304, 400, 401, 404, 418, 500, 503])
+    func statusOutsideTheSuccessRangeGoesToTheErrorHandler(status: Int) async throws {
+        let connect = connect(status: status, body: #"{"message":"nope"}"#)
+        let result = await connect.request(TestConnector()).asyncResult
+        let failure = try #require(unacceptable(Fixtures.error(of: result)))
+        #expect(failure.response.statusCode == status)
+        #expect(failure.message == "nope")
+    }
+
+    @Test(arguments: [200, 201, 204, 299])
+    func statusInTheSuccessRangeSucceedsWithoutTheErrorHandler(status: Int) async throws {
+        let calls = Fixtures.Counter()
+        let connect = connect(status: status, body: #"{"code":"E1"}"#, handler: CountingErrorHandler(calls: calls))
+        let data = try await connect.request(TestConnector()).value
+        #expect(data == Data(#"{"code":"E1"}"#.utf8))
+        #expect(calls.value == 0)
+    }
+
+    @Test func connectorsAcceptableStatusCodesWidenTheSuccessRange() async throws {
+        let connect = connect(status: 304, body: #"{"cached":true}"#)
+        let connector = TestConnector(acceptableStatusCodes: 200..<400)
+        let data = try await connect.request(connector).value
+        #expect(data == Data(#"{"cached":true}"#.utf8))
+    }
+
+    @Test func connectorsAcceptableStatusCodesNarrowTheSuccessRange() async throws {
+        let connect = connect(status: 202, body: #"{"msg":"still processing"}"#)
+        let connector = TestConnector(acceptableStatusCodes: 200..<202)
+        let result = await connect.request(connector).asyncResult
+        let failure = try #require(unacceptable(Fixtures.error(of: result)))
+        #expect(failure.response.statusCode == 202)
+        #expect(failure.message == "still processing")
+    }
+
+    @Test func customHandlersErrorReachesTheObserverUnchanged() async throws {
+        let connect = connect(status: 409, body: #"{"code":"DUPLICATE"}"#, handler: CodeErrorHandler())
+        let (result, calls) = await Fixtures.observeOnce(connect.request(TestConnector()))
+        #expect(calls == 1)
+        let error = try #require(Fixtures.error(of: result) as? PipelineFixtures.TestError)
+        #expect(error == PipelineFixtures.TestError(code: "DUPLICATE"))
+    }
+
+    @Test func customHandlerReturningNilTurnsTheErrorResponseIntoSuccessWithTheBody() async throws {
+        let body = #"{"items":[],"note":"legacy API answers 404 for an empty list"}"#
+        let connect = connect(status: 404, body: body, handler: CodeErrorHandler())
+        let data = try await connect.request(TestConnector()).value
+        #expect(data == Data(body.utf8))
+    }
+
+    @Test func customHandlerReturningNilLetsTheBodyDecode() async throws {
+        let connect = connect(status: 404, body: #"{"id":7,"title":"kept"}"#, handler: CodeErrorHandler())
+        let todo = try await connect.request(TestConnector()).decoded(toType: PipelineFixtures.Todo.self).value
+        #expect(todo == PipelineFixtures.Todo(id: 7, title: "kept"))
+    }
+
+    @Test func customHandlerReturningNilGivesTheResponseWithItsStatus() async throws {
+        let connect = connect(status: 404, body: #"{}"#, handler: CodeErrorHandler())
+        let response = try await connect.response(TestConnector()).value
+        #expect(response.statusCode == 404)
+    }
+
+    @Test func statusCodeVariantReceivesTheStatus() async throws {
+        let seen = PipelineFixtures.Recorder<Int>()
+        let connect = connect(status: 422, body: #"{"field":"name"}"#, handler: StatusErrorHandler(seen: seen))
+        let result = await connect.request(TestConnector()).asyncResult
+        #expect(
+            Fixtures.error(of: result) as? PipelineFixtures.TestError == PipelineFixtures.TestError(code: "status 422"))
+        #expect(seen.values == [422])
+    }
+
+    @Test func customHandlerIsNotAskedAboutNonJSONBodiesWhichFailWithUnacceptableStatus() async throws {
+        let calls = Fixtures.Counter()
+        let transport = StubTransport { _ in
+            StubTransport.Reply(
+                statusCode: 502, headers: ["Content-Type": "text/html"], body: Data("<h1>oops</h1>".utf8))
+        }
+        let connect = makeConnect(transport: transport, errorHandler: CountingErrorHandler(calls: calls))
+        let result = await connect.request(TestConnector()).asyncResult
+        let failure = try #require(unacceptable(Fixtures.error(of: result)))
+        #expect(failure.response.statusCode == 502)
+        #expect(failure.response.data == Data("<h1>oops</h1>".utf8))
+        #expect(calls.value == 0)
+    }
+
+    @Test func defaultHandlerNonJSONBodyThroughConnectKeepsStatusAndBody() async throws {
+        let transport = StubTransport { _ in
+            StubTransport.Reply(statusCode: 500, headers: ["Content-Type": "text/html"], body: Data("<p>err</p>".utf8))
+        }
+        let result = await makeConnect(transport: transport).request(TestConnector()).asyncResult
+        let error = try #require(Fixtures.error(of: result) as? ConnectError)
+        #expect(error.statusCode == 500)
+        #expect(error.responseBody == Data("<p>err</p>".utf8))
+    }
+}
