@@ -262,8 +262,8 @@ struct SigningAdapter: RequestAdapter {
 }
 
 struct RetryOnceOnServerError: RequestRetrier {
-    func retry(_ request: URLRequest, dueTo error: Error, response: Response?, attempt: Int) async -> RetryResult {
-        guard attempt < 2, let status = response?.statusCode, status >= 500 else { return .doNotRetry }
+    func retry(_ attempt: FailedAttempt) async -> RetryResult {
+        guard attempt.number < 2, let status = attempt.statusCode, status >= 500 else { return .doNotRetry }
         return .retryWithDelay(0.5)
     }
 }

@@ -88,7 +88,17 @@ public final class Connect: Sendable {
             if debugResponse { configuration.logger.log("SwiftConnect: \(error)") }
             return Future(result: .failure(error), callbackQueue: configuration.callbackQueue, context: futureContext)
         }
-        return send(request, acceptableStatusCodes: connector.acceptableStatusCodes, debugResponse: debugResponse)
+        return send(request, pipeline: pipeline(for: connector, debugResponse: debugResponse))
+    }
+
+    /// The pipeline for one of `connector`'s requests.
+    func pipeline(for connector: Connector, debugResponse: Bool) -> Pipeline {
+        Pipeline(
+            middleware: connector.middleware.resolved(with: middleware), errorHandler: errorHandler,
+            transport: transport, logger: debugResponse ? configuration.logger : nil,
+            acceptableStatusCodes: connector.acceptableStatusCodes, isIdempotent: connector.isIdempotent,
+            validators: connector.validators ?? configuration.validators,
+            redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep)
     }
 
     /// Builds the `URLRequest` `connector` describes, with this client's encoder, default headers
@@ -116,7 +126,7 @@ public final class Connect: Sendable {
     var futureContext: FutureContext { FutureContext(decoder: configuration.jsonDecoder) }
 
     /// Runs a built request through middleware, transport, validation and retries.
-    func send(_ request: URLRequest, acceptableStatusCodes: Range<Int>, debugResponse: Bool) -> Future<Response> {
+    func send(_ request: URLRequest, pipeline: Pipeline) -> Future<Response> {
         let future = Future<Response>(callbackQueue: configuration.callbackQueue, context: futureContext)
         let promise = Promise(future: future)
         let id = inFlight.withLock { inFlight in
@@ -124,9 +134,6 @@ public final class Connect: Sendable {
             inFlight.futures[inFlight.nextID] = future
             return inFlight.nextID
         }
-        let pipeline = Pipeline(
-            middleware: middleware, errorHandler: errorHandler, transport: transport,
-            logger: debugResponse ? configuration.logger : nil, acceptableStatusCodes: acceptableStatusCodes)
         let inFlight = self.inFlight
         let task = Task {
             let result = await pipeline.run(request)

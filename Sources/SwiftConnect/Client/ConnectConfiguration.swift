@@ -16,9 +16,7 @@ import Foundation
 ///
 /// - Important: The encoder, decoder and session configuration are reference types. Set them up
 ///   before handing the configuration to `Connect`, and don't change them afterwards.
-public struct ConnectConfiguration: @unchecked Sendable {
-    // @unchecked Sendable: the reference-typed members (URLSessionConfiguration, JSONEncoder,
-    // JSONDecoder) are documented as set-up-then-frozen; Connect only reads them.
+public struct ConnectConfiguration: Sendable {
 
     /// The URLSession configuration (timeouts, caching, cookies, connection limits, …).
     public var sessionConfiguration: URLSessionConfiguration
@@ -36,6 +34,13 @@ public struct ConnectConfiguration: @unchecked Sendable {
     public var timeoutInterval: TimeInterval?
     /// Where `debugResponse: true` output goes. Debug output is off unless a request asks for it.
     public var logger: any ConnectLogger
+    /// Whether and how redirects are followed; ``RedirectPolicy/follow`` (up to ten) by default.
+    public var redirectPolicy: RedirectPolicy
+    /// Checks every successful response (a connector may replace them with its own).
+    public var validators: [ResponseValidator]
+    /// Waits before a retry; `Task.sleep` by default. Replace it in tests so retries don't sleep.
+    /// It must throw when the waiting task is cancelled.
+    public var sleep: @Sendable (TimeInterval) async throws -> Void
 
     /// The serial queue used as the default callback queue on Linux.
     public static let defaultCallbackQueue: DispatchQueue = {
@@ -54,7 +59,12 @@ public struct ConnectConfiguration: @unchecked Sendable {
         jsonDecoder: JSONDecoder = JSONDecoder(),
         defaultHeaders: [HTTPHeader] = [],
         timeoutInterval: TimeInterval? = nil,
-        logger: any ConnectLogger = PrintLogger()
+        logger: any ConnectLogger = PrintLogger(),
+        redirectPolicy: RedirectPolicy = .follow,
+        validators: [ResponseValidator] = [],
+        sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
+            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+        }
     ) {
         self.sessionConfiguration = sessionConfiguration
         self.callbackQueue = callbackQueue
@@ -63,6 +73,9 @@ public struct ConnectConfiguration: @unchecked Sendable {
         self.defaultHeaders = defaultHeaders
         self.timeoutInterval = timeoutInterval
         self.logger = logger
+        self.redirectPolicy = redirectPolicy
+        self.validators = validators
+        self.sleep = sleep
     }
 
     /// The default configuration.

@@ -5,7 +5,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// One request's way through middleware, transport, validation and retries.
+/// One request's way through middleware, transport, redirects, validation and retries.
 struct Pipeline: Sendable {
     let middleware: any ConnectMiddlewareProtocol
     let errorHandler: any ErrorHandlerProtocol
@@ -13,26 +13,40 @@ struct Pipeline: Sendable {
     /// Set when the request asked for debug output.
     let logger: (any ConnectLogger)?
     let acceptableStatusCodes: Range<Int>
+    let isIdempotent: Bool
+    let validators: [ResponseValidator]
+    let redirectPolicy: RedirectPolicy
+    let sleep: @Sendable (TimeInterval) async throws -> Void
+
+    /// Attempts in all, whatever retriers answer, so that no combination of them loops forever.
+    static let attemptLimit = 20
 
     func run(_ request: URLRequest) async -> Result<Response, any Error> {
-        var attempt = 0
+        var request = request
+        var number = 0
         while true {
-            attempt += 1
+            number += 1
             if Task.isCancelled { return .failure(ConnectError.cancelled) }
             let outcome = await attemptOnce(request)
             guard case .failure(let error) = outcome.result else { return outcome.result }
             if Task.isCancelled || (error as? ConnectError)?.isCancellation == true {
                 return .failure(ConnectError.cancelled)
             }
-            switch await middleware.retry(request, dueTo: error, response: outcome.response, attempt: attempt) {
+            guard number < Self.attemptLimit else { return outcome.result }
+            let attempt = FailedAttempt(
+                request: request, error: error, response: outcome.response, number: number,
+                isIdempotent: isIdempotent)
+            switch await middleware.retry(attempt) {
             case .retry:
                 continue
             case .retryWithDelay(let delay):
                 do {
-                    try await Task.sleep(nanoseconds: UInt64(max(0, delay) * 1_000_000_000))
+                    try await sleep(delay)
                 } catch {
                     return .failure(ConnectError.cancelled)
                 }
+            case .redirect(let url):
+                request = RedirectSafety.request(request, movedTo: url)
             case .doNotRetry:
                 return outcome.result
             case .doNotRetryWithError(let error):
@@ -53,19 +67,30 @@ struct Pipeline: Sendable {
         do {
             response = try await sendFollowingRedirects(adapted)
         } catch {
-            return (.failure(error), nil)
+            return (.failure(error), (error as? ConnectError)?.response)
         }
-        if acceptableStatusCodes.contains(response.statusCode) {
+        do {
+            let decision = try await middleware.intercept(response)
+            if case .proceed = decision, !acceptableStatusCodes.contains(response.statusCode),
+                let error = errorHandler.handle(response)
+            {
+                return (.failure(error), response)
+            }
+            for validator in validators {
+                do {
+                    try validator.validate(response)
+                } catch {
+                    return (.failure(ConnectError.validationFailed(response, underlying: error)), response)
+                }
+            }
             return (.success(response), response)
-        }
-        if let error = errorHandler.handle(response) {
+        } catch {
             return (.failure(error), response)
         }
-        return (.success(response), response)
     }
 
-    /// Sends `request` and follows redirects with ``RedirectSafety``'s rules (the adapters do not
-    /// run again on a hop, so credentials they add never reach another origin).
+    /// Sends `request` and follows redirects as the policy says, with ``RedirectSafety``'s rules
+    /// (the adapters do not run again on a hop, so credentials they add never reach another origin).
     private func sendFollowingRedirects(_ request: URLRequest) async throws -> Response {
         var current = request
         var hops = 0
@@ -82,11 +107,25 @@ struct Pipeline: Sendable {
             }
             let response = Response(request: current, httpResponse: httpResponse, data: data)
             logger?.log(DebugDescription.response(response, elapsed: Self.seconds(since: start)))
-            guard let next = RedirectSafety.request(following: httpResponse, from: current) else {
+            guard let proposed = RedirectSafety.request(following: httpResponse, from: current) else {
                 return response
             }
             hops += 1
-            if hops > RedirectSafety.maximumHops { throw ConnectError.tooManyRedirects(response) }
+            let next: URLRequest
+            switch redirectPolicy.kind {
+            case .doNotFollow:
+                return response
+            case .follow:
+                guard hops <= redirectPolicy.maximumHops else { throw ConnectError.tooManyRedirects(response) }
+                next = proposed
+            case .decide(let decide):
+                guard hops <= redirectPolicy.maximumHops else { throw ConnectError.tooManyRedirects(response) }
+                switch await decide(Redirect(response: response, proposedRequest: proposed, hop: hops)) {
+                case .follow: next = proposed
+                case .followWith(let request): next = request
+                case .stop: return response
+                }
+            }
             if Task.isCancelled { throw ConnectError.cancelled }
             logger?.log(DebugDescription.curl(next))
             current = next

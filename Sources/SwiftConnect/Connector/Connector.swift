@@ -48,6 +48,16 @@ public protocol Connector {
     /// The status codes that count as success. Defaults to `200..<300`; others go to the
     /// error handler.
     var acceptableStatusCodes: Range<Int> { get }
+    /// Whether sending the request twice is safe, so a ``RetryPolicy`` may retry it. Defaults to
+    /// the method's idempotency (GET, HEAD, PUT, DELETE, OPTIONS, TRACE); say `true` for a POST
+    /// carrying an idempotency key.
+    var isIdempotent: Bool { get }
+    /// Which middleware the request goes through. Defaults to ``ConnectorMiddleware/inherited``.
+    var middleware: ConnectorMiddleware { get }
+    /// Validators for this call, replacing the configuration's; `nil` (the default) keeps them.
+    var validators: [ResponseValidator]? { get }
+    /// The redirect policy for this call; `nil` (the default) uses the configuration's.
+    var redirectPolicy: RedirectPolicy? { get }
 }
 
 extension Connector {
@@ -61,6 +71,14 @@ extension Connector {
     public var timeoutInterval: TimeInterval? { nil }
     /// `200..<300`.
     public var acceptableStatusCodes: Range<Int> { 200..<300 }
+    /// The method's idempotency.
+    public var isIdempotent: Bool { method.isIdempotent }
+    /// The `Connect`'s middleware.
+    public var middleware: ConnectorMiddleware { .inherited }
+    /// The configuration's validators.
+    public var validators: [ResponseValidator]? { nil }
+    /// The configuration's redirect policy.
+    public var redirectPolicy: RedirectPolicy? { nil }
 
     /// Builds the `URLRequest` this connector describes, with a default `JSONEncoder`.
     ///

@@ -22,8 +22,6 @@ enum RedirectSafety {
     }
     /// Headers describing a body, removed with it.
     static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding"]
-    /// Hops followed before giving up with ``ConnectError/tooManyRedirects(_:)``.
-    static let maximumHops = 10
 
     /// The request to send next for a redirect response, or `nil` when `response` is not a
     /// redirect that can be followed (not a redirect status, or no usable `Location`).
@@ -49,10 +47,23 @@ enum RedirectSafety {
             request.httpBody = nil
             for name in bodyHeaders { request.setValue(nil, forHTTPHeaderField: name) }
         }
-        if !isSameOrigin(previous.url, target) {
-            for name in request.allHTTPHeaderFields?.keys.filter(isCredential) ?? [] {
-                request.setValue(nil, forHTTPHeaderField: name)
-            }
+        return movingCredentials(of: request, from: previous.url)
+    }
+
+    /// `request` sent to `url` instead, method and body kept, credentials dropped if `url` is on
+    /// another origin (for ``RetryResult/redirect(to:)``).
+    static func request(_ request: URLRequest, movedTo url: URL) -> URLRequest {
+        var moved = request
+        moved.url = url
+        return movingCredentials(of: moved, from: request.url)
+    }
+
+    /// Removes credential headers from `request` unless it goes to the same origin as `origin`.
+    private static func movingCredentials(of request: URLRequest, from origin: URL?) -> URLRequest {
+        guard !isSameOrigin(origin, request.url) else { return request }
+        var request = request
+        for name in request.allHTTPHeaderFields?.keys.filter(isCredential) ?? [] {
+            request.setValue(nil, forHTTPHeaderField: name)
         }
         return request
     }

@@ -4,7 +4,7 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// Changes a request before it is sent: adds a header, signs it, appends an API key.
+/// Changes a request before it is sent: adds a header, signs it, appends an API key, logs it.
 ///
 /// Adapters run on every attempt, so a retried request is adapted afresh (a fresh token).
 /// Throwing fails the request with your error, and nothing is sent.
@@ -15,15 +15,41 @@ public protocol RequestAdapter: Sendable {
 
 /// Decides whether a failed request is sent again.
 public protocol RequestRetrier: Sendable {
-    /// Returns whether and when to retry.
-    ///
-    /// - Parameters:
-    ///   - request: The request as built from the connector (adapters run again on a retry).
-    ///   - error: Why it failed: a ``ConnectError`` or your error handler's error.
-    ///   - response: The response, if the server sent one.
-    ///   - attempt: How many times the request has been sent so far (1 after the first try).
-    func retry(_ request: URLRequest, dueTo error: any Error, response: Response?, attempt: Int) async
-        -> RetryResult
+    /// Returns whether and when to retry `attempt`.
+    func retry(_ attempt: FailedAttempt) async -> RetryResult
+}
+
+/// Everything known about an attempt that failed, for a ``RequestRetrier``.
+public struct FailedAttempt: Sendable {
+    /// The request as built from the connector, before adapters (they run again on a retry).
+    public let request: URLRequest
+    /// Why it failed: a ``ConnectError``, your error handler's error, or a validator's.
+    public let error: any Error
+    /// The response, if the server sent one; its `request` is the request as sent.
+    public let response: Response?
+    /// How many times the request has been sent so far: 1 after the first try.
+    public let number: Int
+    /// Whether sending the request again is safe: its method is idempotent (GET, HEAD, PUT,
+    /// DELETE, OPTIONS, TRACE), unless the connector said otherwise.
+    public let isIdempotent: Bool
+
+    /// Creates a description of a failed attempt (for testing retriers).
+    public init(request: URLRequest, error: any Error, response: Response?, number: Int, isIdempotent: Bool) {
+        self.request = request
+        self.error = error
+        self.response = response
+        self.number = number
+        self.isIdempotent = isIdempotent
+    }
+
+    /// The HTTP status, if there was a response.
+    public var statusCode: Int? { response?.statusCode }
+
+    /// The transport error's `URLError` code, if the request failed without a response.
+    public var urlErrorCode: URLError.Code? {
+        if case .transport(let underlying)? = error as? ConnectError { return (underlying as? URLError)?.code }
+        return (error as? URLError)?.code
+    }
 }
 
 /// A retrier's answer.
@@ -32,39 +58,72 @@ public enum RetryResult: Sendable {
     case retry
     /// Send the request again after `delay` seconds.
     case retryWithDelay(TimeInterval)
+    /// Send the same request to another URL (the Decree-style error handler's "redirect"). The
+    /// adapters run again; credential headers are dropped if the URL is on another origin.
+    case redirect(to: URL)
     /// Don't retry; fail with the original error.
     case doNotRetry
     /// Don't retry; fail with this error instead.
     case doNotRetryWithError(any Error)
 }
 
-/// Adapts and retries requests: the pair of protocols `Connect` runs every request through.
-public protocol ConnectMiddlewareProtocol: RequestAdapter, RequestRetrier {}
+/// Looks at each response before it is validated: maps an error body to your error, accepts a
+/// response the status range would reject, or lets it through (the RestBird post-middleware).
+public protocol ResponseInterceptor: Sendable {
+    /// Returns what to do with `response`; throwing fails the request with your error.
+    func intercept(_ response: Response) async throws -> InterceptorDecision
+}
 
-/// The standard middleware: runs its adapters in order, then asks its retriers in order until one
-/// answers something other than ``RetryResult/doNotRetry``. With none, it passes requests through
-/// untouched and never retries.
+/// What a ``ResponseInterceptor`` decided.
+public enum InterceptorDecision: Sendable {
+    /// Carry on: status check, error handler, validators.
+    case proceed
+    /// Treat the response as a success whatever its status (validators still run).
+    case accept
+}
+
+/// The middleware `Connect` runs every request through: it adapts requests, intercepts
+/// responses, and decides retries. Every requirement has a default, so implement only what you
+/// need.
+public protocol ConnectMiddlewareProtocol: RequestAdapter, RequestRetrier, ResponseInterceptor {}
+
+extension ConnectMiddlewareProtocol {
+    /// Returns `request` unchanged.
+    public func adapt(_ request: URLRequest) async throws -> URLRequest { request }
+    /// Never retries.
+    public func retry(_ attempt: FailedAttempt) async -> RetryResult { .doNotRetry }
+    /// Lets every response through.
+    public func intercept(_ response: Response) async throws -> InterceptorDecision { .proceed }
+}
+
+/// The standard middleware: a list of adapters run in order, interceptors asked in order until one
+/// accepts, and retriers asked in order until one answers something other than
+/// ``RetryResult/doNotRetry``. With none, it passes requests through and never retries.
 ///
-/// ```swift
-/// struct APIKeyAdapter: RequestAdapter {
-///     func adapt(_ request: URLRequest) async throws -> URLRequest {
-///         var request = request
-///         request.setValue("secret", forHTTPHeaderField: "X-API-Key")
-///         return request
-///     }
-/// }
-/// let connect = Connect(middleware: ConnectMiddleware(adapters: [APIKeyAdapter()]), errorHandler: ErrorHandler())
-/// ```
+/// Middlewares compose: pass other middlewares (a ``TokenAuthenticator``, a ``RetryPolicy``
+/// wrapped with `retriers:`) and they run in the order given.
 public final class ConnectMiddleware: ConnectMiddlewareProtocol {
     /// The adapters, run in order.
     public let adapters: [any RequestAdapter]
     /// The retriers, asked in order.
     public let retriers: [any RequestRetrier]
+    /// The interceptors, asked in order.
+    public let interceptors: [any ResponseInterceptor]
 
-    /// Creates a middleware from adapters and retriers; both default to none.
-    public init(adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = []) {
+    /// Creates a middleware from adapters, retriers and interceptors; each defaults to none.
+    public init(
+        adapters: [any RequestAdapter] = [], retriers: [any RequestRetrier] = [],
+        interceptors: [any ResponseInterceptor] = []
+    ) {
         self.adapters = adapters
         self.retriers = retriers
+        self.interceptors = interceptors
+    }
+
+    /// Creates a middleware that runs each of `middlewares` in order: all their adapters, then
+    /// their interceptors and retriers in the same order.
+    public convenience init(_ middlewares: [any ConnectMiddlewareProtocol]) {
+        self.init(adapters: middlewares, retriers: middlewares, interceptors: middlewares)
     }
 
     /// Runs every adapter in order.
@@ -77,14 +136,72 @@ public final class ConnectMiddleware: ConnectMiddlewareProtocol {
     }
 
     /// The first answer other than ``RetryResult/doNotRetry``, or `doNotRetry`.
-    public func retry(_ request: URLRequest, dueTo error: any Error, response: Response?, attempt: Int) async
-        -> RetryResult
-    {
+    public func retry(_ attempt: FailedAttempt) async -> RetryResult {
         for retrier in retriers {
-            let result = await retrier.retry(request, dueTo: error, response: response, attempt: attempt)
+            let result = await retrier.retry(attempt)
             if case .doNotRetry = result { continue }
             return result
         }
         return .doNotRetry
+    }
+
+    /// `.accept` if any interceptor accepts; the first error thrown fails the request.
+    public func intercept(_ response: Response) async throws -> InterceptorDecision {
+        for interceptor in interceptors {
+            if case .accept = try await interceptor.intercept(response) { return .accept }
+        }
+        return .proceed
+    }
+}
+
+/// An adapter made from a closure: a pre-middleware for logging or signing.
+///
+/// ```swift
+/// let logging = ClosureAdapter { request in
+///     print("→", request.httpMethod ?? "", request.url?.absoluteString ?? "")
+///     return request
+/// }
+/// ```
+public struct ClosureAdapter: RequestAdapter {
+    private let body: @Sendable (URLRequest) async throws -> URLRequest
+
+    /// Creates an adapter that runs `body`.
+    public init(_ body: @escaping @Sendable (URLRequest) async throws -> URLRequest) {
+        self.body = body
+    }
+
+    /// Runs the closure.
+    public func adapt(_ request: URLRequest) async throws -> URLRequest {
+        try await body(request)
+    }
+}
+
+/// An interceptor made from a closure: a post-middleware.
+public struct ClosureInterceptor: ResponseInterceptor {
+    private let body: @Sendable (Response) async throws -> InterceptorDecision
+
+    /// Creates an interceptor that runs `body`.
+    public init(_ body: @escaping @Sendable (Response) async throws -> InterceptorDecision) {
+        self.body = body
+    }
+
+    /// Runs the closure.
+    public func intercept(_ response: Response) async throws -> InterceptorDecision {
+        try await body(response)
+    }
+}
+
+/// A retrier made from a closure.
+public struct ClosureRetrier: RequestRetrier {
+    private let body: @Sendable (FailedAttempt) async -> RetryResult
+
+    /// Creates a retrier that runs `body`.
+    public init(_ body: @escaping @Sendable (FailedAttempt) async -> RetryResult) {
+        self.body = body
+    }
+
+    /// Runs the closure.
+    public func retry(_ attempt: FailedAttempt) async -> RetryResult {
+        await body(attempt)
     }
 }

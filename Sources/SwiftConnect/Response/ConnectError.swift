@@ -30,6 +30,8 @@ public enum ConnectError: Error, Sendable {
     case unacceptableStatus(Response, message: String?)
     /// The response body could not be decoded into the type asked for.
     case decoding(DecodingFailure)
+    /// A ``ResponseValidator`` rejected a successful response.
+    case validationFailed(Response, underlying: any Error)
     /// The request was cancelled: by `Future.cancel()`, by `Connect.cancelAllRequests()`, or by
     /// cancelling the task that awaited it. Never a failure of the server or the network.
     case cancelled
@@ -49,7 +51,8 @@ public enum ConnectError: Error, Sendable {
     /// The response, where the server sent one.
     public var response: Response? {
         switch self {
-        case .unacceptableStatus(let response, _), .tooManyRedirects(let response): return response
+        case .unacceptableStatus(let response, _), .tooManyRedirects(let response), .validationFailed(let response, _):
+            return response
         case .decoding(let failure): return failure.response
         default: return nil
         }
@@ -64,7 +67,7 @@ public enum ConnectError: Error, Sendable {
     /// The error this one wraps, if any.
     public var underlyingError: (any Error)? {
         switch self {
-        case .transport(let underlying): return underlying
+        case .transport(let underlying), .validationFailed(_, let underlying): return underlying
         case .decoding(let failure): return failure.underlyingError
         case .invalidRequest(.encodingFailed(let underlying)): return underlying
         default: return nil
@@ -88,6 +91,8 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
             return text
         case .decoding(let failure):
             return failure.description
+        case .validationFailed(let response, let underlying):
+            return "The response (status \(response.statusCode)) failed validation: \(underlying)"
         case .cancelled:
             return "The request was cancelled"
         case .invalidResponse:

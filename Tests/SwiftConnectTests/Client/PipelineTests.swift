@@ -20,9 +20,9 @@ private struct ScriptedRetrier: RequestRetrier {
     let answers: [RetryResult]
     let asked = Fixtures.Recorder<Question>()
 
-    func retry(_ request: URLRequest, dueTo error: any Error, response: Response?, attempt: Int) async -> RetryResult {
-        asked.append(Question(error: error, statusCode: response?.statusCode, attempt: attempt))
-        return attempt <= answers.count ? answers[attempt - 1] : .doNotRetry
+    func retry(_ attempt: FailedAttempt) async -> RetryResult {
+        asked.append(Question(error: attempt.error, statusCode: attempt.statusCode, attempt: attempt.number))
+        return attempt.number <= answers.count ? answers[attempt.number - 1] : .doNotRetry
     }
 }
 
@@ -52,7 +52,8 @@ struct PipelineTests {
     ) -> Pipeline {
         Pipeline(
             middleware: ConnectMiddleware(adapters: adapters, retriers: retriers), errorHandler: errorHandler,
-            transport: transport, logger: logger, acceptableStatusCodes: acceptable)
+            transport: transport, logger: logger, acceptableStatusCodes: acceptable, isIdempotent: true,
+            validators: [], redirectPolicy: .follow, sleep: ConnectConfiguration().sleep)
     }
 
     // MARK: classify
@@ -329,7 +330,7 @@ struct PipelineRedirectTests {
         #expect(response.statusCode == 302)
         #expect(error.statusCode == 302)
         #expect(error.description.contains("/hop/"))
-        #expect(transport.requests.count == RedirectSafety.maximumHops + 1)
+        #expect(transport.requests.count == RedirectPolicy.follow.maximumHops + 1)
     }
 
     @Test func redirectWithoutLocationGoesToTheErrorHandler() async throws {

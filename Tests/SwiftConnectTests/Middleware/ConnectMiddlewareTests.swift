@@ -51,9 +51,9 @@ private struct FixedRetrier: RequestRetrier {
     var limit = Int.max
     let log: Fixtures.Recorder<String>
 
-    func retry(_ request: URLRequest, dueTo error: any Error, response: Response?, attempt: Int) async -> RetryResult {
-        log.append("\(name)#\(attempt)")
-        return attempt <= limit ? answer : .doNotRetry
+    func retry(_ attempt: FailedAttempt) async -> RetryResult {
+        log.append("\(name)#\(attempt.number)")
+        return attempt.number <= limit ? answer : .doNotRetry
     }
 }
 
@@ -105,7 +105,7 @@ struct ConnectMiddlewareRetrierTests {
         let result = await makeConnect(transport: transport).request(TestConnector()).asyncResult
         #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 500)
         #expect(transport.requests.count == 1)
-        let answer = await ConnectMiddleware().retry(request, dueTo: URLError(.timedOut), response: nil, attempt: 1)
+        let answer = await ConnectMiddleware().retry(FailedAttempt(request: request, error: URLError(.timedOut), response: nil, number: 1, isIdempotent: true))
         guard case .doNotRetry = answer else {
             Issue.record("expected .doNotRetry, got \(answer)")
             return
@@ -207,7 +207,7 @@ struct ConnectMiddlewareRetrierTests {
             name: "first", answer: .doNotRetryWithError(Fixtures.TestError(code: "first")), log: log)
         let second = FixedRetrier(name: "second", answer: .retry, log: log)
         let answer = await ConnectMiddleware(retriers: [first, second])
-            .retry(request, dueTo: URLError(.timedOut), response: nil, attempt: 1)
+            .retry(FailedAttempt(request: request, error: URLError(.timedOut), response: nil, number: 1, isIdempotent: true))
         guard case .doNotRetryWithError(let error) = answer else {
             Issue.record("expected .doNotRetryWithError, got \(answer)")
             return

@@ -1,0 +1,68 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Whether and how `Connect` follows redirects.
+///
+/// ```swift
+/// configuration.redirectPolicy = .doNotFollow
+/// configuration.redirectPolicy = .decide { redirect in
+///     redirect.proposedRequest.url?.host == "cdn.example.com" ? .follow : .stop
+/// }
+/// ```
+///
+/// Whatever the policy, a followed redirect obeys the safety rules: `303` (and `POST` on
+/// `301`/`302`) becomes `GET` without a body, `307`/`308` keep method and body, and credential
+/// headers never go to another origin. A redirect that is not followed comes back as the response.
+public struct RedirectPolicy: Sendable {
+    enum Kind: Sendable {
+        case follow
+        case doNotFollow
+        case decide(@Sendable (Redirect) async -> RedirectDecision)
+    }
+
+    let kind: Kind
+    /// Redirects followed in a row before failing with ``ConnectError/tooManyRedirects(_:)``.
+    public let maximumHops: Int
+
+    /// Follows up to ten redirects in a row. The default.
+    public static let follow = RedirectPolicy(kind: .follow, maximumHops: 10)
+
+    /// Follows up to `maximumHops` redirects in a row.
+    public static func follow(maximumHops: Int) -> RedirectPolicy {
+        RedirectPolicy(kind: .follow, maximumHops: maximumHops)
+    }
+
+    /// Never follows: the `3xx` response is the result (and, outside the acceptable statuses,
+    /// goes to the error handler).
+    public static let doNotFollow = RedirectPolicy(kind: .doNotFollow, maximumHops: 0)
+
+    /// Asks `decide` about each redirect, up to `maximumHops` in a row.
+    public static func decide(
+        maximumHops: Int = 10, _ decide: @escaping @Sendable (Redirect) async -> RedirectDecision
+    ) -> RedirectPolicy {
+        RedirectPolicy(kind: .decide(decide), maximumHops: maximumHops)
+    }
+}
+
+/// A redirect about to be followed, for ``RedirectPolicy/decide(maximumHops:_:)``.
+public struct Redirect: Sendable {
+    /// The redirect response.
+    public let response: Response
+    /// The request that would be sent next, the safety rules already applied.
+    public let proposedRequest: URLRequest
+    /// Which redirect in a row this is, from 1.
+    public let hop: Int
+}
+
+/// What to do with a redirect.
+public enum RedirectDecision: Sendable {
+    /// Send the proposed request.
+    case follow
+    /// Send this request instead.
+    case followWith(URLRequest)
+    /// Don't follow; the redirect response is the result.
+    case stop
+}

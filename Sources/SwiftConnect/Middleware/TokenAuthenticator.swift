@@ -1,0 +1,214 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// An access token and, if known, when it expires.
+public struct AccessToken: Hashable, Sendable {
+    /// The token itself, e.g. a JWT.
+    public let value: String
+    /// When it stops working, if the server said.
+    public let expiresAt: Date?
+
+    /// Creates a token.
+    public init(_ value: String, expiresAt: Date? = nil) {
+        self.value = value
+        self.expiresAt = expiresAt
+    }
+
+    /// Whether the token has expired, or will within `leeway` seconds of `date`.
+    public func isExpired(at date: Date, leeway: TimeInterval = 0) -> Bool {
+        guard let expiresAt else { return false }
+        return expiresAt.timeIntervalSince(date) <= leeway
+    }
+}
+
+/// Gets a new access token: from a refresh token, by logging in again, from the keychain …
+public protocol TokenRefresher: Sendable {
+    /// Returns a fresh token. `expired` is the token that stopped working, `nil` when there was none.
+    func refreshToken(replacing expired: AccessToken?) async throws -> AccessToken
+}
+
+/// Bearer authentication with token refresh: the Backchat "token hook" and a refresher in one
+/// middleware.
+///
+/// Each request is sent with the current token. A token known to have expired is refreshed before
+/// sending. When requests come back `401`, **one** refresh runs however many requests failed at
+/// once; the others wait for it and are all retried with the new token. If the refresh fails, they
+/// all fail with its error. At most `maximumRefreshes` refreshes run per `refreshWindow`, so a
+/// server that keeps answering `401` cannot cause a refresh loop: past the limit, the `401` is
+/// returned as it is.
+///
+/// ```swift
+/// let authenticator = TokenAuthenticator(token: AccessToken("initial")) { expired in
+///     try await refreshSession(replacing: expired)
+/// }
+/// let connect = Connect(middleware: authenticator, errorHandler: ErrorHandler())
+/// ```
+///
+/// Connectors whose calls must go without a token (the login itself) opt out with
+/// `var middleware: ConnectorMiddleware { .none }`.
+public final class TokenAuthenticator: ConnectMiddlewareProtocol {
+    private let store: TokenStore
+    private let header: @Sendable (AccessToken) -> HTTPHeader
+    private let leeway: TimeInterval
+    private let retriesPerRequest: Int
+    private let now: @Sendable () -> Date
+
+    /// Creates an authenticator.
+    ///
+    /// - Parameters:
+    ///   - token: The token to start with; `nil` asks the refresher for one on the first request.
+    ///   - refresher: Gets new tokens.
+    ///   - header: The header carrying a token; `Authorization: Bearer <token>` by default.
+    ///   - leeway: A token expiring within this many seconds is refreshed before sending.
+    ///   - maximumRefreshes: Refreshes allowed per `refreshWindow`.
+    ///   - refreshWindow: The window, in seconds, over which refreshes are counted.
+    ///   - retriesPerRequest: How many times one request is re-sent after a refresh.
+    ///   - now: The current date (replace it in tests).
+    public init(
+        token: AccessToken? = nil,
+        refresher: any TokenRefresher,
+        header: @escaping @Sendable (AccessToken) -> HTTPHeader = { .authorization(bearerToken: $0.value) },
+        leeway: TimeInterval = 10,
+        maximumRefreshes: Int = 3,
+        refreshWindow: TimeInterval = 60,
+        retriesPerRequest: Int = 1,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        store = TokenStore(
+            token: token, refresher: refresher, maximumRefreshes: maximumRefreshes, window: refreshWindow, now: now)
+        self.header = header
+        self.leeway = leeway
+        self.retriesPerRequest = retriesPerRequest
+        self.now = now
+    }
+
+    /// Creates an authenticator whose refresher is a closure.
+    public convenience init(
+        token: AccessToken? = nil,
+        leeway: TimeInterval = 10,
+        maximumRefreshes: Int = 3,
+        refreshWindow: TimeInterval = 60,
+        refresh: @escaping @Sendable (AccessToken?) async throws -> AccessToken
+    ) {
+        self.init(
+            token: token, refresher: ClosureTokenRefresher(refresh: refresh), leeway: leeway,
+            maximumRefreshes: maximumRefreshes, refreshWindow: refreshWindow)
+    }
+
+    /// The current token.
+    public var token: AccessToken? {
+        get async { await store.token }
+    }
+
+    /// Replaces the token, e.g. after logging in or out.
+    public func setToken(_ token: AccessToken?) async {
+        await store.setToken(token)
+    }
+
+    /// How many refreshes have run.
+    public var refreshCount: Int {
+        get async { await store.refreshCount }
+    }
+
+    /// Sets the token header, refreshing first if the token is missing or about to expire.
+    public func adapt(_ request: URLRequest) async throws -> URLRequest {
+        let token = try await store.validToken(leeway: leeway)
+        var request = request
+        let header = header(token)
+        request.setValue(header.value, forHTTPHeaderField: header.name)
+        return request
+    }
+
+    /// On a `401`, refreshes (once for all requests rejected with the same token) and retries.
+    public func retry(_ attempt: FailedAttempt) async -> RetryResult {
+        guard attempt.statusCode == 401, attempt.number <= retriesPerRequest, let response = attempt.response else {
+            return .doNotRetry
+        }
+        let headerName = header(AccessToken("")).name
+        let rejected = response.request.value(forHTTPHeaderField: headerName)
+        do {
+            let renewed = try await store.token(afterRejecting: rejected) { self.header($0).value }
+            return renewed == nil ? .doNotRetry : .retry
+        } catch {
+            return .doNotRetryWithError(error)
+        }
+    }
+}
+
+/// Holds the token and runs at most one refresh at a time.
+private actor TokenStore {
+    private(set) var token: AccessToken?
+    private(set) var refreshCount = 0
+    private var refreshing: Task<AccessToken, any Error>?
+    private var recentRefreshes: [Date] = []
+    private let refresher: any TokenRefresher
+    private let maximumRefreshes: Int
+    private let window: TimeInterval
+    private let now: @Sendable () -> Date
+
+    init(
+        token: AccessToken?, refresher: any TokenRefresher, maximumRefreshes: Int, window: TimeInterval,
+        now: @escaping @Sendable () -> Date
+    ) {
+        self.token = token
+        self.refresher = refresher
+        self.maximumRefreshes = maximumRefreshes
+        self.window = window
+        self.now = now
+    }
+
+    func setToken(_ token: AccessToken?) {
+        self.token = token
+    }
+
+    /// A token fit to send: the current one, or a refreshed one if it is missing or expiring.
+    func validToken(leeway: TimeInterval) async throws -> AccessToken {
+        if let refreshing { return try await refreshing.value }
+        if let token, !token.isExpired(at: now(), leeway: leeway) { return token }
+        guard let renewed = try await refresh() else { throw TokenRefreshLimitReached() }
+        return renewed
+    }
+
+    /// The token to retry with after the server rejected `rejectedValue`: the current one if
+    /// somebody already refreshed, else a refreshed one; `nil` when the refresh limit is reached.
+    func token(afterRejecting rejectedValue: String?, headerValue: (AccessToken) -> String) async throws
+        -> AccessToken?
+    {
+        if let refreshing { return try await refreshing.value }
+        if let token, headerValue(token) != rejectedValue { return token }
+        return try await refresh()
+    }
+
+    private func refresh() async throws -> AccessToken? {
+        let current = now()
+        recentRefreshes.removeAll { current.timeIntervalSince($0) >= window }
+        guard recentRefreshes.count < maximumRefreshes else { return nil }
+        recentRefreshes.append(current)
+        refreshCount += 1
+        let expired = token
+        let refresher = self.refresher
+        let task = Task { try await refresher.refreshToken(replacing: expired) }
+        refreshing = task
+        defer { refreshing = nil }
+        let renewed = try await task.value
+        token = renewed
+        return renewed
+    }
+}
+
+/// Thrown when a token is needed before sending but the refresh limit has been reached.
+public struct TokenRefreshLimitReached: Error, Sendable, CustomStringConvertible {
+    /// A readable explanation.
+    public var description: String { "The access token could not be refreshed: too many refreshes in a short time" }
+}
+
+private struct ClosureTokenRefresher: TokenRefresher {
+    let refresh: @Sendable (AccessToken?) async throws -> AccessToken
+
+    func refreshToken(replacing expired: AccessToken?) async throws -> AccessToken {
+        try await refresh(expired)
+    }
+}

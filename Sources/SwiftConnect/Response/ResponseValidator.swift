@@ -1,0 +1,70 @@
+import Foundation
+
+/// Checks a successful response before it is delivered; throwing fails the request with
+/// ``ConnectError/validationFailed(_:underlying:)``.
+///
+/// Set service-wide validators in ``ConnectConfiguration/validators``; a connector can replace
+/// them with its own `validators`.
+///
+/// ```swift
+/// configuration.validators = [
+///     .requiredJSONKeys(["status", "data.id"]),
+///     .basicResponse(ServiceEnvelope.self) { envelope in
+///         guard envelope.status == "ok" else { throw ServiceError.status(envelope.status) }
+///     },
+/// ]
+/// ```
+public struct ResponseValidator: Sendable {
+    private let check: @Sendable (Response) throws -> Void
+
+    /// A validator over the whole response.
+    public init(_ check: @escaping @Sendable (Response) throws -> Void) {
+        self.check = check
+    }
+
+    /// Runs the check.
+    public func validate(_ response: Response) throws {
+        try check(response)
+    }
+
+    /// A validator over the body alone (the Backchat response data validator).
+    public static func data(_ check: @escaping @Sendable (Data) throws -> Void) -> ResponseValidator {
+        ResponseValidator { try check($0.data) }
+    }
+
+    /// Requires each key — or dot-separated key path, such as `data.id` — to be present in the JSON
+    /// object body; throws ``MissingJSONKeys`` naming those that are not.
+    public static func requiredJSONKeys(_ keys: [String]) -> ResponseValidator {
+        ResponseValidator { response in
+            let object = try? JSONSerialization.jsonObject(with: response.data)
+            let missing = keys.filter { key in
+                var current: Any? = object
+                for component in key.split(separator: ".") {
+                    current = (current as? [String: Any])?[String(component)]
+                }
+                return current == nil
+            }
+            if !missing.isEmpty { throw MissingJSONKeys(keys: missing) }
+        }
+    }
+
+    /// Requires every body to decode as `Basic` — the fields every reply of the service has
+    /// (the Decree basic response) — and then passes it to `validate`.
+    public static func basicResponse<Basic: Decodable & Sendable>(
+        _ type: Basic.Type, decoder: JSONDecoder = JSONDecoder(),
+        validate: @escaping @Sendable (Basic) throws -> Void = { _ in }
+    ) -> ResponseValidator {
+        ResponseValidator { response in
+            try validate(try response.decoded(toType: Basic.self, decoder: decoder))
+        }
+    }
+}
+
+/// The keys ``ResponseValidator/requiredJSONKeys(_:)`` did not find.
+public struct MissingJSONKeys: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The missing keys or key paths.
+    public let keys: [String]
+
+    /// A readable explanation.
+    public var description: String { "Missing JSON keys: \(keys.joined(separator: ", "))" }
+}
