@@ -273,6 +273,101 @@ let resilientConnect = Connect(
     errorHandler: ErrorHandler()
 )
 
+struct QuotaExceeded: Error {}
+
+let observedConnect = Connect(
+    middleware: ConnectMiddleware(
+        adapters: [
+            ClosureAdapter { request in
+                print("→", request.httpMethod ?? "GET", request.url?.absoluteString ?? "")
+                return request
+            }
+        ],
+        interceptors: [
+            ClosureInterceptor { response in
+                if response.statusCode == 429 { throw QuotaExceeded() }
+                return .proceed
+            }
+        ]
+    ),
+    errorHandler: ErrorHandler()
+)
+
+let retryingConnect = Connect(
+    middleware: ConnectMiddleware(retriers: [RetryPolicy(maximumAttempts: 4, baseDelay: 0.25)]),
+    errorHandler: ErrorHandler()
+)
+
+struct LoginReply: Decodable, Sendable {
+    let accessToken: String
+    let expiresIn: Double
+}
+
+enum AuthConnector: Connector {
+    case refresh(refreshToken: String)
+
+    var baseURL: URL { URL(string: "https://myserver.com")! }
+    var endpoint: String { "/oauth/token" }
+    var method: HTTPMethod { .post }
+    var middleware: ConnectorMiddleware { .none }  // the refresh call itself carries no access token
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .refresh(let refreshToken):
+            return CompositeParameters(.form(key: "grant_type", value: "refresh_token"), .form(key: "refresh_token", value: refreshToken))
+        }
+    }
+}
+
+func makeAuthenticatedConnect(refreshToken: String) -> Connect {
+    let plain = Connect()
+    let authenticator = TokenAuthenticator(token: nil) { _ in
+        let reply = try await plain.request(AuthConnector.refresh(refreshToken: refreshToken))
+            .decoded(toType: LoginReply.self)
+            .value
+        return AccessToken(reply.accessToken, expiresAt: Date().addingTimeInterval(reply.expiresIn))
+    }
+    return Connect(middleware: authenticator, errorHandler: ErrorHandler())
+}
+
+struct MirrorOnOutage: RequestRetrier {
+    let mirror: URL
+
+    func retry(_ attempt: FailedAttempt) async -> RetryResult {
+        guard attempt.statusCode == 503, let path = attempt.request.url?.path else { return .doNotRetry }
+        return .redirect(to: mirror.appendingPathComponent(path))
+    }
+}
+
+struct ServiceEnvelope: Decodable, Sendable {
+    let status: String
+}
+
+struct ServiceError: Error {
+    let status: String
+}
+
+func makeValidatingConnect() -> Connect {
+    var configuration = ConnectConfiguration()
+    configuration.validators = [
+        .requiredJSONKeys(["status", "data.id"]),
+        .basicResponse(ServiceEnvelope.self) { envelope in
+            guard envelope.status == "ok" else { throw ServiceError(status: envelope.status) }
+        },
+        .data { data in
+            guard data.count < 10_000_000 else { throw ServiceError(status: "too large") }
+        },
+    ]
+    return Connect(configuration: configuration)
+}
+
+struct APIFailure: Decodable, Error {
+    let message: String
+    let code: Int
+}
+
+let typedConnect = Connect(errorHandler: DecodingErrorHandler(APIFailure.self))
+
 func makeConfiguredConnect() -> Connect {
     var configuration = ConnectConfiguration()
     configuration.callbackQueue = DispatchQueue(label: "api.results")
