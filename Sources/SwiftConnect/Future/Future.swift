@@ -154,11 +154,33 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     // MARK: Completing (for Promise and the combinators)
 
     /// Completes the future unless it already is; returns whether this call won.
+    ///
+    /// With a callback queue, the observers are handed to it in the same locked step that marks the
+    /// future completed: an observer registered afterwards, from any thread, sees the completion
+    /// only after that hand-over, so it is queued behind the earlier observers (registration order).
     @discardableResult
     func complete(with result: Result<Value, any Error>) -> Bool {
-        guard let work = takeWork(completingWith: result) else { return false }
-        work.drain()
+        let queue = callbackQueue
+        let work: WorkList?? = state.withLock { state in
+            guard case .pending(let callbacks, _) = state else { return nil }
+            state = .completed(result)
+            let work = Self.work(for: callbacks, result: result)
+            guard let queue else { return .some(work) }
+            if !work.isEmpty { queue.async { work.drain(on: queue) } }
+            return .some(nil)
+        }
+        guard let work else { return false }
+        work?.drain()
         return true
+    }
+
+    private static func work(for callbacks: [(queue: DispatchQueue?, body: Callback)], result: Result<Value, any Error>)
+        -> WorkList
+    {
+        WorkList(
+            items: callbacks.map { callback in
+                WorkList.Item(queue: callback.queue) { callback.body(result) }
+            })
     }
 
     /// Marks the future completed and returns its observers as work, without running them.
@@ -177,11 +199,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
                 return (callbacks, onCancel)
             }
         guard let taken else { return nil }
-        let work = WorkList(
-            items: taken.callbacks.map { callback in
-                WorkList.Item(queue: callback.queue) { callback.body(result) }
-            })
-        return (work, taken.onCancel)
+        return (Self.work(for: taken.callbacks, result: result), taken.onCancel)
     }
 
     /// Adds an observer that runs on `queue` (`nil`: wherever the future completes), running it
