@@ -46,16 +46,7 @@ extension Future {
             case .failure(let error):
                 return next.takeWork(completingWith: .failure(error)) ?? .empty
             case .success(let value):
-                let inner: Future<T>
-                do {
-                    inner = try transform(value)
-                } catch {
-                    return next.takeWork(completingWith: .failure(error)) ?? .empty
-                }
-                next.setCancelTarget(.future(inner))
-                return inner.registerReturningWork(on: nil) { innerResult in
-                    next.takeWork(completingWith: innerResult) ?? .empty
-                }
+                return next.continue { try transform(value) }
             }
         }
         return next
@@ -101,18 +92,24 @@ extension Future {
             guard case .failure(let error) = result else {
                 return next.takeWork(completingWith: result) ?? .empty
             }
-            let inner: Future<Value>
-            do {
-                inner = try transform(error)
-            } catch {
-                return next.takeWork(completingWith: .failure(error)) ?? .empty
-            }
-            next.setCancelTarget(.future(inner))
-            return inner.registerReturningWork(on: nil) { innerResult in
-                next.takeWork(completingWith: innerResult) ?? .empty
-            }
+            return next.continue { try transform(error) }
         }
         return next
+    }
+
+    /// Completes this (pending, derived) future with the future `makeInner` returns, or with its
+    /// error; `cancel()` then reaches the inner future. Returns work for the caller's drain loop.
+    fileprivate func `continue`(with makeInner: () throws -> Future<Value>) -> WorkList {
+        let inner: Future<Value>
+        do {
+            inner = try makeInner()
+        } catch {
+            return takeWork(completingWith: .failure(error)) ?? .empty
+        }
+        setCancelTarget(.future(inner))
+        return inner.registerReturningWork(on: nil) { [self] innerResult in
+            takeWork(completingWith: innerResult) ?? .empty
+        }
     }
 
     /// Discards the value, keeping only success or failure.
