@@ -62,8 +62,8 @@ public final class URLSessionTransport: Transport {
 }
 
 /// Collects each task's response and body, and answers redirects and challenges.
-// @unchecked Sendable: its only mutable state is `tasks`, a LockedBox.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked Sendable: its only mutable state is `tasks`, a LockedBox.
     typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
 
     private struct Record {

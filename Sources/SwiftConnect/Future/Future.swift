@@ -19,8 +19,8 @@ import Foundation
 ///   - Observers are released once they have run; long chains run in a loop, never recursively.
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
-// @unchecked Sendable: the only mutable state is `state`, a LockedBox reached through withLock.
 public final class Future<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: the only mutable state is `state`, a LockedBox reached through withLock.
     typealias Callback = @Sendable (Result<Value, any Error>) -> WorkList
 
     enum State {

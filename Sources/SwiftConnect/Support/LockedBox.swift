@@ -16,8 +16,8 @@
 ///
 /// One allocation holds both the value and the lock (a `ManagedBuffer` whose header is the value
 /// and whose single element is the platform lock), so the lock's address is stable.
-// @unchecked Sendable: every access to `value` goes through `withLock`, which holds the lock.
 final class LockedBox<Value>: @unchecked Sendable {
+    // @unchecked Sendable: every access to `value` goes through `withLock`, which holds the lock.
     private let buffer: ManagedBuffer<Value, PlatformLock>
 
     /// Creates a box holding `value`.
