@@ -1,0 +1,328 @@
+import Foundation
+import SwiftConnect
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+private typealias Middleware = MiddlewareFixtures
+
+/// A server on `api.test` whose `/hop/<n>` redirects to `/hop/<n-1>`, `/hop/0` answering
+/// `{"final":true}`; any other path redirects to `other` (if given) or answers `{}`.
+private func hops(other: String? = nil) -> RecordingTransport {
+    RecordingTransport { request in
+        let path = request.url?.path ?? ""
+        if path.hasPrefix("/hop/"), let left = Int(path.dropFirst("/hop/".count)) {
+            return left == 0 ? Fixtures.json(#"{"final":true}"#) : Middleware.redirect("/hop/\(left - 1)")
+        }
+        if path == "/items", let other { return Middleware.redirect(other) }
+        return Fixtures.json("{}")
+    }
+}
+
+private func hopCall(_ count: Int) -> Middleware.Call {
+    Middleware.Call(endpoint: "/hop/\(count)")
+}
+
+/// The redirect response a `.tooManyRedirects` carries, or `nil` for any other result.
+private func tooManyRedirects<Value>(_ result: Result<Value, any Error>) -> Response? {
+    guard case .tooManyRedirects(let response)? = Fixtures.error(of: result) as? ConnectError else { return nil }
+    return response
+}
+
+private func configured(_ transport: RecordingTransport, _ policy: RedirectPolicy, middleware: any ConnectMiddlewareProtocol = ConnectMiddleware()) -> Connect {
+    Middleware.connect(transport: transport, middleware: middleware) { $0.redirectPolicy = policy }
+}
+
+// MARK: - Policies
+
+@Suite("RedirectPolicy", .timeLimit(.minutes(1)))
+struct RedirectPolicyTests {
+    @Test func doNotFollowHandsTheRedirectToTheErrorHandler() async throws {
+        let transport = hops()
+        let result = await configured(transport, .doNotFollow).request(hopCall(1)).asyncResult
+        guard case .unacceptableStatus(let response, _)? = Fixtures.error(of: result) as? ConnectError else {
+            Issue.record("expected unacceptableStatus, got \(result)")
+            return
+        }
+        #expect(response.statusCode == 302)
+        #expect(response.headers["Location"] == "/hop/0")
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func doNotFollowWithAcceptedRedirectStatusesDeliversTheRedirectAsASuccess() async throws {
+        let transport = hops()
+        var call = hopCall(1)
+        call.acceptableStatusCodes = 200..<400
+        let response = try await configured(transport, .doNotFollow).response(call).value
+        #expect(response.statusCode == 302)
+        #expect(response.headers["Location"] == "/hop/0")
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func followWithMaximumHopsFailsWithTooManyRedirectsOneHopBeyond() async throws {
+        let transport = hops()
+        let result = await configured(transport, .follow(maximumHops: 2)).request(hopCall(3)).asyncResult
+        let last = try #require(tooManyRedirects(result), "got \(result)")
+        #expect(last.statusCode == 302)
+        #expect(last.headers["Location"] == "/hop/0")
+        #expect(transport.requests.map { $0.url?.path } == ["/hop/3", "/hop/2", "/hop/1"])
+    }
+
+    @Test func followWithMaximumHopsFollowsThatManyHops() async throws {
+        let transport = hops()
+        let data = try await configured(transport, .follow(maximumHops: 2)).request(hopCall(2)).value
+        #expect(data == Data(#"{"final":true}"#.utf8))
+        #expect(transport.requests.count == 3)
+    }
+
+    @Test func followWithZeroHopsFailsOnTheFirstRedirect() async throws {
+        let transport = hops()
+        let result = await configured(transport, .follow(maximumHops: 0)).request(hopCall(1)).asyncResult
+        #expect(tooManyRedirects(result) != nil, "got \(result)")
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func defaultPolicyFollowsTenHops() async throws {
+        let transport = hops()
+        let data = try await Middleware.connect(transport: transport).request(hopCall(10)).value
+        #expect(data == Data(#"{"final":true}"#.utf8))
+        #expect(RedirectPolicy.follow.maximumHops == 10)
+        let result = await Middleware.connect(transport: hops()).request(hopCall(11)).asyncResult
+        #expect(tooManyRedirects(result) != nil, "got \(result)")
+    }
+
+    @Test func decideIsAskedAboutEveryHopWithTheResponseAndTheProposedRequest() async throws {
+        let transport = hops()
+        let asked = Fixtures.Recorder<(hop: Int, status: Int, from: String?, to: String?)>()
+        let policy = RedirectPolicy.decide { redirect in
+            asked.append(
+                (redirect.hop, redirect.response.statusCode, redirect.response.url?.path, redirect.proposedRequest.url?.path))
+            return .follow
+        }
+        _ = try await configured(transport, policy).request(hopCall(2)).value
+        let questions = asked.values
+        #expect(questions.map(\.hop) == [1, 2])
+        #expect(questions.map(\.status) == [302, 302])
+        #expect(questions.map(\.from) == ["/hop/2", "/hop/1"])
+        #expect(questions.map(\.to) == ["/hop/1", "/hop/0"])
+    }
+
+    @Test func decideSeesACrossOriginProposalWithCredentialsAlreadyStripped() async throws {
+        let transport = hops(other: "https://cdn.other.test/file")
+        let proposals = Fixtures.Recorder<URLRequest>()
+        let policy = RedirectPolicy.decide { redirect in
+            proposals.append(redirect.proposedRequest)
+            return .follow
+        }
+        let call = Middleware.Call(
+            headers: [HTTPHeader(name: "X-API-Key", value: "key-1"), HTTPHeader(name: "Cookie", value: "s=1"),
+                HTTPHeader(name: "X-Trace", value: "t-1")],
+            authorizationToken: .bearer(token: "secret"))
+        _ = try await configured(transport, policy).request(call).value
+        let proposed = try #require(proposals.values.first)
+        #expect(proposed.url?.absoluteString == "https://cdn.other.test/file")
+        #expect(proposed.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(proposed.value(forHTTPHeaderField: "X-API-Key") == nil)
+        #expect(proposed.value(forHTTPHeaderField: "Cookie") == nil)
+        #expect(proposed.value(forHTTPHeaderField: "X-Trace") == "t-1")
+        #expect(transport.requests.last.map { $0.value(forHTTPHeaderField: "Authorization") } == .some(nil))
+    }
+
+    @Test func decideSeesASameOriginProposalWithCredentialsKept() async throws {
+        let transport = hops()
+        let proposals = Fixtures.Recorder<URLRequest>()
+        let policy = RedirectPolicy.decide { redirect in
+            proposals.append(redirect.proposedRequest)
+            return .follow
+        }
+        var call = hopCall(1)
+        call.authorizationToken = .bearer(token: "secret")
+        _ = try await configured(transport, policy).request(call).value
+        #expect(proposals.values.first?.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+    }
+
+    @Test func decideStopReturnsTheRedirectResponse() async throws {
+        let transport = hops()
+        let stop = RedirectPolicy.decide { _ in .stop }
+        let result = await configured(transport, stop).request(hopCall(2)).asyncResult
+        #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 302)
+        #expect(transport.requests.count == 1)
+
+        var accepting = hopCall(2)
+        accepting.acceptableStatusCodes = 200..<400
+        let response = try await configured(hops(), stop).response(accepting).value
+        #expect(response.statusCode == 302)
+        #expect(response.headers["Location"] == "/hop/1")
+    }
+
+    @Test func decideStopOnALaterHopReturnsThatHopsRedirect() async throws {
+        let transport = hops()
+        let policy = RedirectPolicy.decide { $0.hop < 2 ? .follow : .stop }
+        var call = hopCall(3)
+        call.acceptableStatusCodes = 200..<400
+        let response = try await configured(transport, policy).response(call).value
+        #expect(response.url?.path == "/hop/2")
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func decideFollowWithSendsTheGivenRequestInstead() async throws {
+        let transport = hops()
+        let policy = RedirectPolicy.decide { redirect in
+            var request = redirect.proposedRequest
+            request.url = URL(string: "http://api.test/hop/0")
+            request.setValue("chosen", forHTTPHeaderField: "X-Chosen")
+            return .followWith(request)
+        }
+        let data = try await configured(transport, policy).request(hopCall(5)).value
+        #expect(data == Data(#"{"final":true}"#.utf8))
+        #expect(transport.requests.map { $0.url?.path } == ["/hop/5", "/hop/0"])
+        #expect(transport.requests.last?.value(forHTTPHeaderField: "X-Chosen") == "chosen")
+    }
+
+    @Test func decideRespectsItsMaximumHops() async throws {
+        let transport = hops()
+        let asked = Fixtures.Counter()
+        let policy = RedirectPolicy.decide(maximumHops: 1) { _ in
+            asked.increment()
+            return .follow
+        }
+        let result = await configured(transport, policy).request(hopCall(3)).asyncResult
+        #expect(tooManyRedirects(result) != nil, "got \(result)")
+        #expect(asked.value == 1)
+        #expect(transport.requests.count == 2)
+    }
+
+    @Test func connectorPolicyOverridesTheConfigurations() async throws {
+        let followed = hops()
+        var follow = hopCall(1)
+        follow.redirectPolicy = .follow
+        let data = try await configured(followed, .doNotFollow).request(follow).value
+        #expect(data == Data(#"{"final":true}"#.utf8))
+        #expect(followed.requests.count == 2)
+
+        let notFollowed = hops()
+        var doNotFollow = hopCall(1)
+        doNotFollow.redirectPolicy = .doNotFollow
+        let result = await configured(notFollowed, .follow).request(doNotFollow).asyncResult
+        #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 302)
+        #expect(notFollowed.requests.count == 1)
+
+        let limited = hops()
+        var twoHops = hopCall(3)
+        twoHops.redirectPolicy = .follow(maximumHops: 2)
+        #expect(tooManyRedirects(await configured(limited, .follow).request(twoHops).asyncResult) != nil)
+    }
+
+    @Test func followedHopsDoNotRunTheAdaptersAgain() async throws {
+        let transport = hops()
+        let runs = Fixtures.Counter()
+        let adapter = ClosureAdapter { request in
+            runs.increment()
+            return request
+        }
+        _ = try await configured(transport, .follow, middleware: ConnectMiddleware(adapters: [adapter]))
+            .request(hopCall(3)).value
+        #expect(runs.value == 1)
+        #expect(transport.requests.count == 4)
+    }
+}
+
+// MARK: - RetryResult.redirect(to:)
+
+@Suite("RetryResult.redirect(to:)", .timeLimit(.minutes(1)))
+struct RetrierRedirectTests {
+    /// `api.test` answers 503 (or `status`); any other host answers `{"mirror":true}`.
+    private func primaryDown(status: Int = 503) -> RecordingTransport {
+        RecordingTransport { request in
+            request.url?.host == "api.test" && request.url?.path == "/items"
+                ? Fixtures.json(#"{"message":"moved"}"#, status: status) : Fixtures.json(#"{"mirror":true}"#)
+        }
+    }
+
+    /// Redirects the first failure to `url`, never anything later.
+    private func redirecting(to url: String, asked: Fixtures.Counter = Fixtures.Counter()) -> ClosureRetrier {
+        ClosureRetrier { attempt in
+            asked.increment()
+            return attempt.number == 1 ? .redirect(to: URL(string: url)!) : .doNotRetry
+        }
+    }
+
+    private func stamping(_ runs: Fixtures.Counter) -> ClosureAdapter {
+        ClosureAdapter { request in
+            var request = request
+            request.setValue("\(runs.increment())", forHTTPHeaderField: "X-Attempt")
+            return request
+        }
+    }
+
+    private var post: Middleware.Call {
+        Middleware.Call(
+            method: .post,
+            headers: [HTTPHeader(name: "X-API-Key", value: "key-1"), HTTPHeader(name: "Cookie", value: "s=1"),
+                HTTPHeader(name: "X-Trace", value: "t-1")],
+            parameters: Parameter.jsonObject(value: ["name": "kept"]),
+            authorizationToken: .bearer(token: "secret"))
+    }
+
+    @Test func redirectResendsTheSameRequestAtTheNewURLThroughTheAdapters() async throws {
+        let transport = primaryDown()
+        let runs = Fixtures.Counter()
+        let middleware = ConnectMiddleware(
+            adapters: [stamping(runs)], retriers: [redirecting(to: "http://api.test/v2/items")])
+        let data = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        #expect(data == Data(#"{"mirror":true}"#.utf8))
+        let sent = transport.requests
+        try #require(sent.count == 2)
+        #expect(sent[1].url?.absoluteString == "http://api.test/v2/items")
+        #expect(sent[1].httpMethod == "POST")
+        #expect(sent[1].httpBody == sent[0].httpBody)
+        #expect(sent[1].httpBody == Data(#"{"name":"kept"}"#.utf8))
+        #expect(sent[1].value(forHTTPHeaderField: "Content-Type") == "application/json")
+        #expect(sent.map { $0.value(forHTTPHeaderField: "X-Attempt") } == ["1", "2"])
+        #expect(runs.value == 2)
+        // Same origin: the credentials stay.
+        #expect(sent[1].value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        #expect(sent[1].value(forHTTPHeaderField: "X-API-Key") == "key-1")
+    }
+
+    @Test func redirectToAnotherOriginDropsTheCredentialHeaders() async throws {
+        let transport = primaryDown()
+        let middleware = ConnectMiddleware(retriers: [redirecting(to: "https://mirror.test/items")])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        let sent = transport.requests
+        try #require(sent.count == 2)
+        #expect(sent[0].value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        #expect(sent[1].url?.host == "mirror.test")
+        #expect(sent[1].httpMethod == "POST")
+        #expect(sent[1].httpBody == Data(#"{"name":"kept"}"#.utf8))
+        #expect(sent[1].value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(sent[1].value(forHTTPHeaderField: "X-API-Key") == nil)
+        #expect(sent[1].value(forHTTPHeaderField: "Cookie") == nil)
+        #expect(sent[1].value(forHTTPHeaderField: "X-Trace") == "t-1")
+    }
+
+    @Test func retriersAreAskedAgainAfterARedirectedAttemptFails() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
+        let asked = Fixtures.Counter()
+        let middleware = ConnectMiddleware(retriers: [redirecting(to: "http://api.test/elsewhere", asked: asked)])
+        let result = await Middleware.connect(transport: transport, middleware: middleware)
+            .request(Middleware.Call()).asyncResult
+        let error = try #require(Fixtures.error(of: result) as? ConnectError)
+        #expect(error.statusCode == 500)
+        #expect(error.response?.request.url?.path == "/elsewhere")
+        #expect(asked.value == 2)
+        #expect(transport.requests.map { $0.url?.path } == ["/items", "/elsewhere"])
+    }
+
+    @Test func retrierThatAlwaysRedirectsStopsAtTheAttemptLimit() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
+        let middleware = ConnectMiddleware(retriers: [ClosureRetrier { _ in .redirect(to: URL(string: "http://api.test/x")!) }])
+        let result = await Middleware.connect(transport: transport, middleware: middleware)
+            .request(Middleware.Call()).asyncResult
+        #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 500)
+        #expect((2...20).contains(transport.requests.count), "sent \(transport.requests.count) times")
+    }
+}

@@ -1,0 +1,492 @@
+import Foundation
+import SwiftConnect
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+private typealias Fixtures = PipelineFixtures
+private typealias Middleware = MiddlewareFixtures
+
+/// A refresher that counts its calls, records the token it was asked to replace, and answers with
+/// `body`.
+private final class CountingRefresher: TokenRefresher, @unchecked Sendable {
+    // @unchecked Sendable: `replaced` is a thread-safe recorder, `body` a Sendable closure.
+    let calls = Fixtures.Counter()
+    let replaced = Fixtures.Recorder<AccessToken?>()
+    private let body: @Sendable (Int) async throws -> AccessToken
+
+    /// `body` receives the call number, from 1.
+    init(_ body: @escaping @Sendable (Int) async throws -> AccessToken) {
+        self.body = body
+    }
+
+    func refreshToken(replacing expired: AccessToken?) async throws -> AccessToken {
+        replaced.append(expired)
+        return try await body(calls.increment())
+    }
+}
+
+private struct RefreshFailed: Error, Equatable {}
+
+/// A clock tests move by hand.
+private final class Clock: @unchecked Sendable {
+    // @unchecked Sendable: `date` is only touched under `lock`.
+    private let lock = NSLock()
+    private var date: Date
+
+    init(_ date: Date) { self.date = date }
+
+    var now: Date { lock.withLock { date } }
+
+    func advance(by seconds: TimeInterval) { lock.withLock { date += seconds } }
+}
+
+private let start = Date(timeIntervalSince1970: 1_700_000_000)
+
+/// A server that accepts only `Authorization: Bearer <accepted>`, answering `401` to anything else.
+private func server(accepting accepted: String) -> RecordingTransport {
+    RecordingTransport { request in
+        request.value(forHTTPHeaderField: "Authorization") == "Bearer \(accepted)"
+            ? Fixtures.json(#"{"ok":true}"#) : Fixtures.json(#"{"message":"token expired"}"#, status: 401)
+    }
+}
+
+private func authorization(_ request: URLRequest) -> String? {
+    request.value(forHTTPHeaderField: "Authorization")
+}
+
+private func isUnauthorized(_ result: Result<Data, any Error>) -> Bool {
+    guard case .unacceptableStatus(let response, _)? = Fixtures.error(of: result) as? ConnectError else { return false }
+    return response.statusCode == 401
+}
+
+// MARK: - Concurrent 401s
+
+@Suite("TokenAuthenticator: concurrent refresh", .timeLimit(.minutes(1)))
+struct TokenAuthenticatorConcurrencyTests {
+    static let count = 50
+
+    /// `count` requests, each tagged with `X-Request: <index>`, sent at once; their results in index order.
+    private func sendAll(_ connect: Connect) async -> [Result<Data, any Error>] {
+        await withTaskGroup(of: (Int, Result<Data, any Error>).self) { group in
+            for index in 0..<Self.count {
+                group.addTask {
+                    let call = Middleware.Call(headers: [HTTPHeader(name: "X-Request", value: "\(index)")])
+                    return (index, await connect.request(call).asyncResult)
+                }
+            }
+            var results = [Result<Data, any Error>?](repeating: nil, count: Self.count)
+            for await (index, result) in group { results[index] = result }
+            return results.map { $0! }
+        }
+    }
+
+    @Test func fiftyConcurrent401sTriggerOneRefreshAndAllSucceedRetriedWithTheNewToken() async throws {
+        // Every first attempt is held until all fifty have reached the server, so all of them are
+        // rejected with the old token at once.
+        let firstRound = Fixtures.Gate(count: Self.count)
+        let transport = RecordingTransport { request in
+            if authorization(request) == "Bearer new" { return Fixtures.json(#"{"ok":true}"#) }
+            firstRound.arrive()
+            try await firstRound.wait()
+            return Fixtures.json(#"{"message":"token expired"}"#, status: 401)
+        }
+        let refresher = CountingRefresher { _ in
+            try await Task.sleep(nanoseconds: 50_000_000)
+            return AccessToken("new")
+        }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        let results = await sendAll(Middleware.connect(transport: transport, middleware: authenticator))
+
+        #expect(refresher.calls.value == 1)
+        #expect(await authenticator.refreshCount == 1)
+        #expect(refresher.replaced.values == [AccessToken("old")])
+        for (index, result) in results.enumerated() {
+            #expect(Fixtures.value(of: result) == Data(#"{"ok":true}"#.utf8), "request \(index): \(result)")
+        }
+        let sent = transport.requests
+        #expect(sent.count == 2 * Self.count)
+        for index in 0..<Self.count {
+            let mine = sent.filter { $0.value(forHTTPHeaderField: "X-Request") == "\(index)" }.map(authorization)
+            #expect(mine == ["Bearer old", "Bearer new"], "request \(index)")
+        }
+    }
+
+    @Test func fiftyConcurrent401sWithAFailingRefreshAllFailWithTheRefreshError() async throws {
+        let firstRound = Fixtures.Gate(count: Self.count)
+        let transport = RecordingTransport { request in
+            firstRound.arrive()
+            try await firstRound.wait()
+            return Fixtures.json(#"{"message":"token expired"}"#, status: 401)
+        }
+        // The refresh fails only once every request has come back 401 and asked to be retried, so
+        // all fifty are waiting on the one refresh.
+        let retriersAsked = Fixtures.Gate(count: Self.count)
+        let refresher = CountingRefresher { _ in
+            try await retriersAsked.wait()
+            try await Task.sleep(nanoseconds: 100_000_000)
+            throw RefreshFailed()
+        }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        let arrivals = ClosureRetrier { _ in
+            retriersAsked.arrive()
+            return .doNotRetry
+        }
+        let middleware = ConnectMiddleware(adapters: [authenticator], retriers: [arrivals, authenticator])
+        let results = await sendAll(Middleware.connect(transport: transport, middleware: middleware))
+
+        #expect(refresher.calls.value == 1)
+        for (index, result) in results.enumerated() {
+            #expect(Fixtures.error(of: result) is RefreshFailed, "request \(index): \(result)")
+        }
+        #expect(transport.requests.count == Self.count)
+        #expect(transport.requests.allSatisfy { authorization($0) == "Bearer old" })
+    }
+
+    @Test func fiftyConcurrentRequestsWithAnExpiredTokenShareOneRefreshBeforeSending() async throws {
+        let transport = server(accepting: "new")
+        let refresher = CountingRefresher { _ in
+            try await Task.sleep(nanoseconds: 50_000_000)
+            return AccessToken("new", expiresAt: start + 3600)
+        }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("old", expiresAt: start - 1), refresher: refresher, now: { start })
+        let results = await sendAll(Middleware.connect(transport: transport, middleware: authenticator))
+        #expect(refresher.calls.value == 1)
+        #expect(results.allSatisfy { Fixtures.value(of: $0) != nil })
+        #expect(transport.requests.count == Self.count)
+        #expect(transport.requests.allSatisfy { authorization($0) == "Bearer new" })
+    }
+
+    /// Both halves are sent with the same token and rejected by the server; the second half's
+    /// 401s come back only after the refresh the first half started has failed. "Once for all
+    /// requests rejected with the same token" means they share that refresh's outcome too.
+    @Test func requestsRejectedWithTheSameTokenAfterAFailedRefreshFailWithItsErrorWithoutRefreshingAgain()
+        async throws
+    {
+        let half = Self.count / 2
+        let allSent = Fixtures.Gate(count: Self.count)
+        let secondHalfMayAnswer = Fixtures.Gate()
+        let transport = RecordingTransport { request in
+            allSent.arrive()
+            try await allSent.wait()
+            let index = Int(request.value(forHTTPHeaderField: "X-Request") ?? "") ?? 0
+            if index >= half { try await secondHalfMayAnswer.wait() }
+            return Fixtures.json(#"{"message":"token expired"}"#, status: 401)
+        }
+        let refresher = CountingRefresher { _ in throw RefreshFailed() }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher, maximumRefreshes: 1)
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let futures = (0..<Self.count).map { index in
+            connect.request(Middleware.Call(headers: [HTTPHeader(name: "X-Request", value: "\(index)")]))
+        }
+        var results: [Result<Data, any Error>] = []
+        for future in futures[..<half] { results.append(await future.asyncResult) }
+        secondHalfMayAnswer.open()
+        for future in futures[half...] { results.append(await future.asyncResult) }
+
+        #expect(refresher.calls.value == 1)
+        let others = results.indices.filter { !(Fixtures.error(of: results[$0]) is RefreshFailed) }
+        #expect(
+            others.isEmpty,
+            "\(others.count) of \(Self.count) did not fail with the refresh's error, e.g. #\(others.first ?? -1): \(others.first.map { "\(results[$0])" } ?? "")"
+        )
+    }
+
+    @Test func cancellingTheRequestThatStartedTheRefreshDoesNotFailTheOthers() async throws {
+        let refreshMayFinish = Fixtures.Gate()
+        let refreshStarted = Fixtures.Gate()
+        let refresher = CountingRefresher { _ in
+            refreshStarted.open()
+            try await refreshMayFinish.wait()
+            return AccessToken("new")
+        }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = server(accepting: "new")
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+
+        let first = connect.request(Middleware.Call())
+        try await refreshStarted.wait()
+        let second = connect.request(Middleware.Call())
+        first.cancel()
+        let firstResult = await first.asyncResult
+        #expect((Fixtures.error(of: firstResult) as? ConnectError)?.isCancellation == true)
+
+        refreshMayFinish.open()
+        let data = try await second.value
+        #expect(data == Data(#"{"ok":true}"#.utf8))
+        #expect(refresher.calls.value == 1)
+        #expect(transport.requests.last.map(authorization) == "Bearer new")
+    }
+}
+
+// MARK: - One request at a time
+
+@Suite("TokenAuthenticator", .timeLimit(.minutes(1)))
+struct TokenAuthenticatorTests {
+    @Test func currentTokenIsSentAsABearerAuthorization() async throws {
+        let transport = server(accepting: "current")
+        let refresher = CountingRefresher { _ in AccessToken("unused") }
+        let authenticator = TokenAuthenticator(token: AccessToken("current"), refresher: refresher)
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer current"])
+        #expect(refresher.calls.value == 0)
+    }
+
+    @Test func a401IsRefreshedAndRetriedOnceWithTheNewToken() async throws {
+        let transport = server(accepting: "new")
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer old", "Bearer new"])
+        #expect(refresher.replaced.values == [AccessToken("old")])
+        #expect(await authenticator.token == AccessToken("new"))
+    }
+
+    /// `retriesPerRequest` counts re-sends after a refresh; a retry of another kind (a 503 retried by
+    /// the retry policy) must not use it up.
+    @Test func a401AfterARetryOfAnotherKindIsStillRefreshedAndRetried() async throws {
+        let calls = Fixtures.Counter()
+        let transport = RecordingTransport { request in
+            if calls.increment() == 1 { return Fixtures.json(#"{"message":"busy"}"#, status: 503) }
+            return authorization(request) == "Bearer new" ? Fixtures.json("{}") : Fixtures.json("{}", status: 401)
+        }
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        let middleware = ConnectMiddleware(
+            adapters: [authenticator], retriers: [authenticator, RetryPolicy(baseDelay: 0, jitter: 0)])
+        let result = await Middleware.connect(transport: transport, middleware: middleware)
+            .request(Middleware.Call()).asyncResult
+        #expect(Fixtures.value(of: result) != nil, "\(result)")
+        #expect(refresher.calls.value == 1)
+        #expect(transport.requests.map(authorization) == ["Bearer old", "Bearer old", "Bearer new"])
+    }
+
+    /// Logging out (or in) while a refresh is running: the token set last must stay, not be
+    /// overwritten when the older refresh finishes.
+    @Test func tokenSetDuringARefreshIsNotOverwrittenByThatRefresh() async throws {
+        let refreshStarted = Fixtures.Gate()
+        let refreshMayFinish = Fixtures.Gate()
+        let refresher = CountingRefresher { _ in
+            refreshStarted.open()
+            try await refreshMayFinish.wait()
+            return AccessToken("refreshed")
+        }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = connect.request(Middleware.Call())
+        try await refreshStarted.wait()
+        await authenticator.setToken(AccessToken("set-by-user"))
+        refreshMayFinish.open()
+        _ = await first.asyncResult
+
+        #expect(await authenticator.token == AccessToken("set-by-user"))
+        _ = try await connect.request(Middleware.Call()).value
+        #expect(transport.requests.last.map(authorization) == "Bearer set-by-user")
+    }
+
+    @Test func expiredTokenIsRefreshedBeforeSending() async throws {
+        let transport = server(accepting: "new")
+        let refresher = CountingRefresher { _ in AccessToken("new", expiresAt: start + 3600) }
+        let expired = AccessToken("old", expiresAt: start - 60)
+        let authenticator = TokenAuthenticator(token: expired, refresher: refresher, now: { start })
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer new"])
+        #expect(refresher.replaced.values == [expired])
+    }
+
+    @Test func tokenExpiringWithinTheLeewayIsRefreshedBeforeSending() async throws {
+        let transport = server(accepting: "new")
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("old", expiresAt: start + 5), refresher: refresher, leeway: 10, now: { start })
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer new"])
+    }
+
+    @Test func tokenValidBeyondTheLeewayIsSentAsItIs() async throws {
+        let transport = server(accepting: "old")
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("old", expiresAt: start + 11), refresher: refresher, leeway: 10, now: { start })
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer old"])
+        #expect(refresher.calls.value == 0)
+    }
+
+    @Test func withoutATokenOneIsFetchedBeforeTheFirstRequest() async throws {
+        let transport = server(accepting: "first")
+        let refresher = CountingRefresher { _ in AccessToken("first") }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer first"])
+        #expect(refresher.replaced.values == [nil])
+    }
+
+    @Test func failingRefreshBeforeSendingFailsWithItsErrorAndSendsNothing() async throws {
+        let transport = server(accepting: "never")
+        let authenticator = TokenAuthenticator(token: nil, refresher: CountingRefresher { _ in throw RefreshFailed() })
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect(Fixtures.error(of: result) is RefreshFailed)
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func failingRefreshAfterA401FailsWithTheRefreshErrorNotThe401() async throws {
+        let transport = server(accepting: "never")
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("old"), refresher: CountingRefresher { _ in throw RefreshFailed() })
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect(Fixtures.error(of: result) is RefreshFailed)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func serverThatAlwaysAnswers401CausesAtMostMaximumRefreshesThenThe401IsReturned() async throws {
+        let transport = server(accepting: "nothing")
+        let refresher = CountingRefresher { number in AccessToken("t\(number)") }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("t0"), refresher: refresher, maximumRefreshes: 3, refreshWindow: 60, now: { start })
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        for index in 0..<6 {
+            let result = await connect.request(Middleware.Call()).asyncResult
+            #expect(isUnauthorized(result), "request \(index): \(result)")
+        }
+        #expect(refresher.calls.value == 3)
+        #expect(await authenticator.refreshCount == 3)
+        // Three requests each sent twice (old token, refreshed token), then three sent once.
+        #expect(transport.requests.count == 9)
+    }
+
+    @Test func oneRequestRetriedManyTimesStillStopsAtTheRefreshLimit() async throws {
+        let transport = server(accepting: "nothing")
+        let refresher = CountingRefresher { number in AccessToken("t\(number)") }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("t0"), refresher: refresher, maximumRefreshes: 3, retriesPerRequest: 100,
+            now: { start })
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect(isUnauthorized(result))
+        #expect(refresher.calls.value == 3)
+        #expect(transport.requests.map(authorization) == ["Bearer t0", "Bearer t1", "Bearer t2", "Bearer t3"])
+    }
+
+    @Test func refreshesAreAllowedAgainOnceTheWindowHasPassed() async throws {
+        let transport = server(accepting: "nothing")
+        let clock = Clock(start)
+        let refresher = CountingRefresher { number in AccessToken("t\(number)") }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("t0"), refresher: refresher, maximumRefreshes: 1, refreshWindow: 60,
+            now: { clock.now })
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        _ = await connect.request(Middleware.Call()).asyncResult
+        _ = await connect.request(Middleware.Call()).asyncResult
+        #expect(refresher.calls.value == 1)
+        clock.advance(by: 61)
+        _ = await connect.request(Middleware.Call()).asyncResult
+        #expect(refresher.calls.value == 2)
+    }
+
+    @Test func refreshLimitReachedWithoutATokenFailsBeforeSending() async throws {
+        let transport = server(accepting: "nothing")
+        let refresher = CountingRefresher { _ in AccessToken("short", expiresAt: start - 1) }
+        let authenticator = TokenAuthenticator(
+            token: nil, refresher: refresher, maximumRefreshes: 1, now: { start })
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        _ = await connect.request(Middleware.Call()).asyncResult
+        let sentBefore = transport.requests.count
+        // The refreshed token has already expired, and the one refresh allowed is used up.
+        let result = await connect.request(Middleware.Call()).asyncResult
+        #expect(Fixtures.error(of: result) is TokenRefreshLimitReached)
+        #expect(transport.requests.count == sentBefore)
+        #expect(refresher.calls.value == 1)
+    }
+
+    @Test func connectorWithoutMiddlewareIsSentWithoutTheTokenAndNeverRefreshes() async throws {
+        let transport = RecordingTransport { request in
+            request.url?.path == "/login" ? Fixtures.json("{}", status: 401) : Fixtures.json("{}")
+        }
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(token: AccessToken("current"), refresher: refresher)
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let result = await connect.request(Middleware.Call(endpoint: "/login", middleware: .none)).asyncResult
+        #expect(isUnauthorized(result))
+        #expect(transport.requests.count == 1)
+        #expect(transport.requests.first.map(authorization) == .some(nil))
+        #expect(refresher.calls.value == 0)
+
+        _ = try await connect.request(Middleware.Call()).value
+        #expect(transport.requests.last.map(authorization) == "Bearer current")
+    }
+
+    @Test func setTokenReplacesTheTokenForTheNextRequests() async throws {
+        let transport = RecordingTransport()
+        let refresher = CountingRefresher { _ in AccessToken("refreshed") }
+        let authenticator = TokenAuthenticator(token: AccessToken("first"), refresher: refresher)
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        _ = try await connect.request(Middleware.Call()).value
+        await authenticator.setToken(AccessToken("second"))
+        #expect(await authenticator.token == AccessToken("second"))
+        _ = try await connect.request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer first", "Bearer second"])
+        #expect(refresher.calls.value == 0)
+    }
+
+    @Test func setTokenToNilFetchesAFreshOneBeforeTheNextRequest() async throws {
+        let transport = RecordingTransport()
+        let refresher = CountingRefresher { _ in AccessToken("fetched") }
+        let authenticator = TokenAuthenticator(token: AccessToken("first"), refresher: refresher)
+        await authenticator.setToken(nil)
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer fetched"])
+        #expect(refresher.calls.value == 1)
+    }
+
+    @Test func customHeaderCarriesTheTokenAndA401OnItIsRefreshed() async throws {
+        let transport = RecordingTransport { request in
+            request.value(forHTTPHeaderField: "X-Auth-Token") == "new" ? Fixtures.json("{}") : Fixtures.json("{}", status: 401)
+        }
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("old"), refresher: refresher,
+            header: { HTTPHeader(name: "X-Auth-Token", value: $0.value) })
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Auth-Token") } == ["old", "new"])
+        #expect(transport.requests.allSatisfy { authorization($0) == nil })
+        #expect(refresher.calls.value == 1)
+    }
+
+    @Test func closureInitializerRefreshesToo() async throws {
+        let transport = server(accepting: "new")
+        let calls = Fixtures.Counter()
+        let authenticator = TokenAuthenticator(token: AccessToken("old")) { expired in
+            calls.increment()
+            #expect(expired == AccessToken("old"))
+            return AccessToken("new")
+        }
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        #expect(calls.value == 1)
+    }
+
+    @Test func otherErrorStatusesDoNotRefresh() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 403) }
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 403)
+        #expect(refresher.calls.value == 0)
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func accessTokenExpiryHonoursTheLeeway() {
+        let token = AccessToken("t", expiresAt: start + 10)
+        #expect(!token.isExpired(at: start))
+        #expect(token.isExpired(at: start, leeway: 10))
+        #expect(token.isExpired(at: start + 10))
+        #expect(!AccessToken("forever").isExpired(at: .distantFuture, leeway: 1000))
+    }
+}
