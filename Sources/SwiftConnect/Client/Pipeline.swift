@@ -22,12 +22,14 @@ struct Pipeline: Sendable {
     static let attemptLimit = 20
 
     func run(_ request: URLRequest) async -> Result<Response, any Error> {
+        let origin = request.url
         var request = request
         var number = 0
+        var statuses: [Int?] = []
         while true {
             number += 1
             if Task.isCancelled { return .failure(ConnectError.cancelled) }
-            let outcome = await attemptOnce(request)
+            let outcome = await attemptOnce(request, credentialOrigin: origin)
             guard case .failure(let error) = outcome.result else { return outcome.result }
             if Task.isCancelled || (error as? ConnectError)?.isCancellation == true {
                 return .failure(ConnectError.cancelled)
@@ -35,7 +37,8 @@ struct Pipeline: Sendable {
             guard number < Self.attemptLimit else { return outcome.result }
             let attempt = FailedAttempt(
                 request: request, error: error, response: outcome.response, number: number,
-                isIdempotent: isIdempotent)
+                isIdempotent: isIdempotent, earlierStatusCodes: statuses)
+            statuses.append(outcome.response?.statusCode)
             switch await middleware.retry(attempt) {
             case .retry:
                 continue
@@ -55,13 +58,18 @@ struct Pipeline: Sendable {
         }
     }
 
-    private func attemptOnce(_ request: URLRequest) async -> (result: Result<Response, any Error>, response: Response?) {
-        let adapted: URLRequest
+    /// Adapts and sends `request` once. Credential headers go only to `credentialOrigin`, the
+    /// origin the request was built for, whatever adapters add after a retrier's `.redirect(to:)`.
+    private func attemptOnce(_ request: URLRequest, credentialOrigin: URL?) async
+        -> (result: Result<Response, any Error>, response: Response?)
+    {
+        var adapted: URLRequest
         do {
             adapted = try await middleware.adapt(request)
         } catch {
             return (.failure(Self.classify(error, wrapTransport: false)), nil)
         }
+        adapted = RedirectSafety.removingCredentials(from: adapted, unlessSentTo: credentialOrigin)
         logger?.log(DebugDescription.curl(adapted))
         let response: Response
         do {

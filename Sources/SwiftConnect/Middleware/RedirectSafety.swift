@@ -47,7 +47,7 @@ enum RedirectSafety {
             request.httpBody = nil
             for name in bodyHeaders { request.setValue(nil, forHTTPHeaderField: name) }
         }
-        return movingCredentials(of: request, from: previous.url)
+        return removingCredentials(from: request, unlessSentTo: previous.url)
     }
 
     /// `request` sent to `url` instead, method and body kept, credentials dropped if `url` is on
@@ -55,11 +55,11 @@ enum RedirectSafety {
     static func request(_ request: URLRequest, movedTo url: URL) -> URLRequest {
         var moved = request
         moved.url = url
-        return movingCredentials(of: moved, from: request.url)
+        return removingCredentials(from: moved, unlessSentTo: request.url)
     }
 
     /// Removes credential headers from `request` unless it goes to the same origin as `origin`.
-    private static func movingCredentials(of request: URLRequest, from origin: URL?) -> URLRequest {
+    static func removingCredentials(from request: URLRequest, unlessSentTo origin: URL?) -> URLRequest {
         guard !isSameOrigin(origin, request.url) else { return request }
         var request = request
         for name in request.allHTTPHeaderFields?.keys.filter(isCredential) ?? [] {

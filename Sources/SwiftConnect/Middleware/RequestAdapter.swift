@@ -29,17 +29,23 @@ public struct FailedAttempt: Sendable {
     public let response: Response?
     /// How many times the request has been sent so far: 1 after the first try.
     public let number: Int
+    /// The status of each earlier attempt, oldest first (`nil` where there was no response).
+    public let earlierStatusCodes: [Int?]
     /// Whether sending the request again is safe: its method is idempotent (GET, HEAD, PUT,
     /// DELETE, OPTIONS, TRACE), unless the connector said otherwise.
     public let isIdempotent: Bool
 
     /// Creates a description of a failed attempt (for testing retriers).
-    public init(request: URLRequest, error: any Error, response: Response?, number: Int, isIdempotent: Bool) {
+    public init(
+        request: URLRequest, error: any Error, response: Response?, number: Int, isIdempotent: Bool,
+        earlierStatusCodes: [Int?] = []
+    ) {
         self.request = request
         self.error = error
         self.response = response
         self.number = number
         self.isIdempotent = isIdempotent
+        self.earlierStatusCodes = earlierStatusCodes
     }
 
     /// The HTTP status, if there was a response.
@@ -59,7 +65,8 @@ public enum RetryResult: Sendable {
     /// Send the request again after `delay` seconds.
     case retryWithDelay(TimeInterval)
     /// Send the same request to another URL (the Decree-style error handler's "redirect"). The
-    /// adapters run again; credential headers are dropped if the URL is on another origin.
+    /// adapters run again, but credential headers — theirs included — are only ever sent to the
+    /// origin the request was built for.
     case redirect(to: URL)
     /// Don't retry; fail with the original error.
     case doNotRetry

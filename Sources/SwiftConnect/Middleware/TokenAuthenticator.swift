@@ -124,7 +124,8 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
 
     /// On a `401`, refreshes (once for all requests rejected with the same token) and retries.
     public func retry(_ attempt: FailedAttempt) async -> RetryResult {
-        guard attempt.statusCode == 401, attempt.number <= retriesPerRequest, let response = attempt.response else {
+        let refreshRetries = attempt.earlierStatusCodes.filter { $0 == 401 }.count
+        guard attempt.statusCode == 401, refreshRetries < retriesPerRequest, let response = attempt.response else {
             return .doNotRetry
         }
         let headerName = header(AccessToken("")).name
@@ -144,6 +145,13 @@ private actor TokenStore {
     private(set) var refreshCount = 0
     private var refreshing: Task<AccessToken, any Error>?
     private var recentRefreshes: [Date] = []
+    /// Bumped by `setToken`, so a refresh that started before it does not overwrite it.
+    private var generation = 0
+    /// The last failed refresh: requests rejected with the same token just after it fail with its
+    /// error instead of starting another refresh.
+    private var lastFailure: (replacing: AccessToken?, error: any Error, at: Date)?
+    /// How long a failed refresh answers for the token it tried to replace.
+    private let failureGrace: TimeInterval = 2
     private let refresher: any TokenRefresher
     private let maximumRefreshes: Int
     private let window: TimeInterval
@@ -162,6 +170,8 @@ private actor TokenStore {
 
     func setToken(_ token: AccessToken?) {
         self.token = token
+        generation += 1
+        lastFailure = nil
     }
 
     /// A token fit to send: the current one, or a refreshed one if it is missing or expiring.
@@ -184,18 +194,29 @@ private actor TokenStore {
 
     private func refresh() async throws -> AccessToken? {
         let current = now()
+        if let failure = lastFailure, failure.replacing == token, current.timeIntervalSince(failure.at) < failureGrace {
+            throw failure.error
+        }
         recentRefreshes.removeAll { current.timeIntervalSince($0) >= window }
         guard recentRefreshes.count < maximumRefreshes else { return nil }
         recentRefreshes.append(current)
         refreshCount += 1
         let expired = token
+        let startedGeneration = generation
         let refresher = self.refresher
         let task = Task { try await refresher.refreshToken(replacing: expired) }
         refreshing = task
         defer { refreshing = nil }
-        let renewed = try await task.value
-        token = renewed
-        return renewed
+        do {
+            let renewed = try await task.value
+            guard generation == startedGeneration else { return token }  // setToken won meanwhile
+            token = renewed
+            lastFailure = nil
+            return renewed
+        } catch {
+            if generation == startedGeneration { lastFailure = (expired, error, now()) }
+            throw error
+        }
     }
 }
 

@@ -304,6 +304,30 @@ struct RetrierRedirectTests {
         #expect(sent[1].value(forHTTPHeaderField: "X-Trace") == "t-1")
     }
 
+    @Test func credentialsAddedByAdaptersAreNotSentToAnotherOriginAfterARedirect() async throws {
+        let transport = primaryDown()
+        let authenticator = TokenAuthenticator(token: AccessToken("adapter-token")) { _ in AccessToken("never") }
+        let middleware = ConnectMiddleware(
+            adapters: [
+                authenticator,
+                ClosureAdapter { request in
+                    var request = request
+                    request.setValue("key-2", forHTTPHeaderField: "X-API-Key")
+                    return request
+                },
+            ],
+            retriers: [redirecting(to: "https://mirror.test/items")])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware)
+            .request(Middleware.Call()).value
+        let sent = transport.requests
+        try #require(sent.count == 2)
+        #expect(sent[0].value(forHTTPHeaderField: "Authorization") == "Bearer adapter-token")
+        #expect(sent[0].value(forHTTPHeaderField: "X-API-Key") == "key-2")
+        #expect(sent[1].url?.host == "mirror.test")
+        #expect(sent[1].value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(sent[1].value(forHTTPHeaderField: "X-API-Key") == nil)
+    }
+
     @Test func retriersAreAskedAgainAfterARedirectedAttemptFails() async throws {
         let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
         let asked = Fixtures.Counter()
