@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Runs SwiftConnect's benchmarks (the Benchmarks/ package, package-benchmark) against a local nginx.
+#
+#   scripts/bench.sh                       all suites; prints package-benchmark's tables, then a
+#                                          summary of the ratios (Benchmarks/summarize.py)
+#   scripts/bench.sh --target EndToEnd     any `swift package benchmark` arguments pass through
+#   scripts/bench.sh thresholds check      compare a run with Benchmarks/Thresholds (exit 2: a
+#                                          regression, 4: only improvements, 0: equal)
+#   scripts/bench.sh thresholds update     record a run as the new thresholds
+#   scripts/bench.sh --server-only         start nginx, print SWIFTCONNECT_BENCH_URL=..., wait
+#
+# nginx comes from Debian's packages (installed with apt-get when missing and running as root). It
+# runs as this script's own process, from a config in a temporary directory, on a free 127.0.0.1
+# port, serving Benchmarks/Server/todo.json with keep-alive; it is stopped by pid on exit.
+# Environment knobs:
+#   SWIFTCONNECT_BENCH_SECONDS   time per end-to-end benchmark (default 8)
+#   BENCH_NGINX                  nginx binary (default: nginx on PATH, or /usr/sbin/nginx)
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+BENCH="$ROOT/Benchmarks"
+cd "$ROOT"
+
+log() { echo "[bench.sh] $*" >&2; }
+
+SERVER_ONLY=0
+if [ "${1:-}" = "--server-only" ]; then
+    SERVER_ONLY=1
+    shift
+fi
+
+# ---------------------------------------------------------------- nginx
+find_nginx() {
+    if [ -n "${BENCH_NGINX:-}" ]; then echo "$BENCH_NGINX"; return; fi
+    command -v nginx 2>/dev/null && return
+    [ -x /usr/sbin/nginx ] && { echo /usr/sbin/nginx; return; }
+    return 1
+}
+
+NGINX="$(find_nginx || true)"
+if [ -z "$NGINX" ]; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        log "installing nginx-light from Debian's packages ..."
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx-light >/dev/null \
+            || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null
+        NGINX="$(find_nginx)"
+    else
+        log "ERROR: nginx not found; install it (apt-get install nginx-light) or set BENCH_NGINX"
+        exit 1
+    fi
+fi
+
+PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/swiftconnect-bench.XXXXXX")"
+SERVER_PID=""
+cleanup() {
+    if [ -n "$SERVER_PID" ]; then
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+        SERVER_PID=""
+    fi
+    rm -rf "$PREFIX"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+
+# 0 once /todos/1 answers 200, 1 if nginx died, 2 on timeout.
+wait_ready() {
+    local url="$1" deadline=$((SECONDS + 10))
+    while [ $SECONDS -lt $deadline ]; do
+        kill -0 "$SERVER_PID" 2>/dev/null || return 1
+        if python3 - "$url/todos/1" <<'EOF' 2>/dev/null; then return 0; fi
+import sys, urllib.request
+sys.exit(0 if urllib.request.urlopen(sys.argv[1], timeout=1).status == 200 else 1)
+EOF
+        sleep 0.1
+    done
+    return 2
+}
+
+start_server() {
+    local attempt port
+    for attempt in 1 2 3 4 5; do
+        port="$(free_port)"
+        sed -e "s|@PREFIX@|$PREFIX|g" -e "s|@PORT@|$port|g" -e "s|@ROOT@|$BENCH/Server|g" \
+            "$BENCH/Server/nginx.conf.template" >"$PREFIX/nginx.conf"
+        "$NGINX" -p "$PREFIX" -c "$PREFIX/nginx.conf" -e "$PREFIX/error.log" &
+        SERVER_PID=$!
+        if wait_ready "http://127.0.0.1:$port"; then
+            SERVER_URL="http://127.0.0.1:$port"
+            return 0
+        fi
+        log "nginx did not start on port $port (attempt $attempt):"
+        cat "$PREFIX/error.log" >&2 || true
+        kill "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+        SERVER_PID=""
+    done
+    log "ERROR: could not start nginx"
+    exit 1
+}
+
+start_server
+export SWIFTCONNECT_BENCH_URL="$SERVER_URL"
+log "nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') (pid $SERVER_PID) serving $SERVER_URL"
+
+if [ "$SERVER_ONLY" = 1 ]; then
+    echo "SWIFTCONNECT_BENCH_URL=$SERVER_URL"
+    wait "$SERVER_PID"
+    exit 0
+fi
+
+# ---------------------------------------------------------------- benchmarks
+# package-benchmark builds the suites in release mode and runs each in its own process.
+PLUGIN=(swift package --package-path "$BENCH" --allow-writing-to-package-directory benchmark)
+case "${1:-}" in
+    thresholds | baseline | list | help | init)
+        status=0
+        "${PLUGIN[@]}" "$@" || status=$?
+        exit $status
+        ;;
+esac
+
+# A plain run: package-benchmark's tables (markdown), kept in Benchmarks/.results/latest.md, then
+# the summary of ratios.
+RESULTS="$BENCH/.results"
+mkdir -p "$RESULTS"
+"${PLUGIN[@]}" "$@" --format markdown --no-progress | tee "$RESULTS/latest.md"
+echo
+python3 "$BENCH/summarize.py" "$RESULTS/latest.md"
