@@ -115,8 +115,12 @@ public final class Connect: Sendable {
 
     var futureContext: FutureContext { FutureContext(decoder: configuration.jsonDecoder) }
 
-    /// Runs a built request through middleware, transport, validation and retries.
-    func send(_ request: URLRequest, acceptableStatusCodes: Range<Int>, debugResponse: Bool) -> Future<Response> {
+    /// Runs a built request through middleware, transport, validation and retries; an upload
+    /// passes its body and progress reporter along.
+    func send(
+        _ request: URLRequest, acceptableStatusCodes: Range<Int>, debugResponse: Bool,
+        uploadBody: UploadBody? = nil, uploadProgress: UploadProgressReporter? = nil
+    ) -> Future<Response> {
         let future = Future<Response>(callbackQueue: configuration.callbackQueue, context: futureContext)
         let promise = Promise(future: future)
         let id = inFlight.withLock { inFlight in
@@ -126,10 +130,12 @@ public final class Connect: Sendable {
         }
         let pipeline = Pipeline(
             middleware: middleware, errorHandler: errorHandler, transport: transport,
-            logger: debugResponse ? configuration.logger : nil, acceptableStatusCodes: acceptableStatusCodes)
+            logger: debugResponse ? configuration.logger : nil, acceptableStatusCodes: acceptableStatusCodes,
+            uploadBody: uploadBody, uploadProgress: uploadProgress)
         let inFlight = self.inFlight
         let task = Task {
             let result = await pipeline.run(request)
+            uploadProgress?.finish(succeeded: (try? result.get()) != nil)
             promise.complete(with: result)
             inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
         }

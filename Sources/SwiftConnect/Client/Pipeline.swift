@@ -13,6 +13,10 @@ struct Pipeline: Sendable {
     /// Set when the request asked for debug output.
     let logger: (any ConnectLogger)?
     let acceptableStatusCodes: Range<Int>
+    /// An upload's body, sent with every attempt and kept on `307`/`308` hops; `nil` otherwise.
+    var uploadBody: UploadBody? = nil
+    /// Where an upload reports progress.
+    var uploadProgress: UploadProgressReporter? = nil
 
     func run(_ request: URLRequest) async -> Result<Response, any Error> {
         var attempt = 0
@@ -68,13 +72,20 @@ struct Pipeline: Sendable {
     /// run again on a hop, so credentials they add never reach another origin).
     private func sendFollowingRedirects(_ request: URLRequest) async throws -> Response {
         var current = request
+        var uploadBody = self.uploadBody
         var hops = 0
         while true {
             let start = DispatchTime.now()
             let data: Data
             let httpResponse: HTTPURLResponse
             do {
-                (data, httpResponse) = try await transport.send(current)
+                if let uploadBody {
+                    let reporter = uploadProgress
+                    (data, httpResponse) = try await transport.send(
+                        current, body: uploadBody, progress: { reporter?.report(bytesSent: $0.bytesSent) })
+                } else {
+                    (data, httpResponse) = try await transport.send(current)
+                }
             } catch {
                 let error = Self.classify(error, wrapTransport: true)
                 logger?.log(DebugDescription.failure(current, error: error, elapsed: Self.seconds(since: start)))
@@ -89,6 +100,9 @@ struct Pipeline: Sendable {
             if hops > RedirectSafety.maximumHops { throw ConnectError.tooManyRedirects(response) }
             if Task.isCancelled { throw ConnectError.cancelled }
             logger?.log(DebugDescription.curl(next))
+            // RedirectSafety turns the request into a GET without a body exactly when it changes
+            // the method (303, or POST on 301/302); the upload body goes with it.
+            if next.httpMethod != current.httpMethod { uploadBody = nil }
             current = next
         }
     }

@@ -3,7 +3,8 @@ import Foundation
 /// Turns a connector's body parameters into multipart text fields, for uploads.
 ///
 /// - `.form(key:value:)` fields are sent as they are, in order.
-/// - A `.jsonObject(value:)` becomes one field per top-level member, in the encoder's order, each
+/// - A `.jsonObject(value:)` becomes one field per top-level member, in the order the encoder
+///   wrote them (`JSONEncoder`'s is unspecified unless its `outputFormatting` has `.sortedKeys`), each
 ///   value as the text it has in the JSON: strings unquoted and unescaped; numbers exactly as
 ///   written (`3`, `2.5`, `1e-07`); `true` and `false` as those words; nested objects and arrays
 ///   as their JSON text. Members whose value is `null` are left out.
