@@ -14,6 +14,10 @@ import Foundation
 ///   body of `307`/`308` redirects whatever the delegate does. This transport therefore never lets
 ///   URLSession follow a redirect: it returns the `3xx` response, and `Connect` follows it safely.
 /// - An empty body is empty `Data`.
+/// - A streamed upload body goes out chunked, and a `Content-Length` set by hand goes out next to
+///   `Transfer-Encoding: chunked`, which servers reject; the progress of a streamed body has `0` as
+///   its expected size. ``send(_:body:progress:)`` sends a plain `Content-Length` and reports
+///   progress against the body's known length.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
