@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs `swift test` against a local httpbin server (gunicorn on 127.0.0.1).
+# Runs `swift test` against a local httpbin server (gunicorn on 127.0.0.1), with the two
+# upload-inspection routes of scripts/swiftconnect_testserver.py (/multipart, /sink) added.
 #
 #   scripts/test.sh [swift test args...]   e.g. scripts/test.sh --sanitize=thread
 #   scripts/test.sh --server-only          start httpbin, print HTTPBIN_URL=..., wait until killed
@@ -106,7 +107,8 @@ for attempt in 1 2 3; do  # retry: the free port can be taken between probe and 
         --worker-class gthread --workers "$WORKERS" --threads "$THREADS" \
         --timeout 60 --graceful-timeout 2 --keep-alive 30 \
         --access-logfile - --error-logfile - \
-        httpbin:app >>"$LOG" 2>&1 &
+        --pythonpath "$ROOT/scripts" \
+        swiftconnect_testserver:app >>"$LOG" 2>&1 &
     SERVER_PID=$!
     rc=0; wait_ready "$HTTPBIN_URL" || rc=$?
     if [ $rc -eq 0 ]; then started=1; break; fi

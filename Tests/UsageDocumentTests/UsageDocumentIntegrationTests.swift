@@ -72,4 +72,31 @@ struct UsageDocumentIntegrationTests {
         let echo = try result.get()
         #expect(echo.url.hasSuffix("/todos/7"))
     }
+
+    @Test func mediaConnectorUploadsFilesAndFieldsAsTheUploadsChapterSays() async throws {
+        struct UploadEcho: Decodable {
+            let url: String
+            let form: [String: String]
+            let files: [String: String]
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("usage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let photo = directory.appendingPathComponent("beach.jpg")
+        try Data("jpeg bytes".utf8).write(to: photo)
+
+        let body = try await uploadAlbum(photos: [photo], connect: connect).value
+        let echo = try JSONDecoder().decode(UploadEcho.self, from: body)
+        #expect(echo.url.hasSuffix("/anything/api/v1/albums"))
+        #expect(echo.form == ["title": "Holiday", "isPublic": "true"])
+        #expect(echo.files == ["photos": "jpeg bytes"])
+
+        let failure = await connect.upload(files: [File(key: "f", fileURL: directory.appendingPathComponent("gone"))],
+            to: MediaConnector.avatar(userId: 1)).asyncResult
+        guard case .failure(let error) = failure else {
+            Issue.record("a missing file must fail the upload")
+            return
+        }
+        #expect(describeUploadFailure(error).hasPrefix("no file at"))
+    }
 }

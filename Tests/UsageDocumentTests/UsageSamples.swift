@@ -220,6 +220,79 @@ func listPage(connect: Connect) {
     }
 }
 
+extension MimeType {
+    static let myAwesomeType = MimeType(rawValue: "awesome/type")
+}
+
+struct AlbumInfo: Encodable {
+    let title: String
+    let isPublic: Bool
+}
+
+enum MediaConnector: Connector {
+    case avatar(userId: Int)
+    case album(AlbumInfo)
+
+    var baseURL: URL { URL(string: "https://myserver.com/api/v1")! }
+
+    var endpoint: String {
+        switch self {
+        case .avatar: return "/users/{id}/avatar"
+        case .album: return "/albums"
+        }
+    }
+
+    var method: HTTPMethod { .post }
+
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .avatar(let userId):
+            return Parameter.path(key: "id", value: "\(userId)")
+        case .album(let info):
+            return Parameter.jsonObject(value: info)  // fields "title" and "isPublic" ("true" or "false")
+        }
+    }
+}
+
+func uploadAvatar(png: Data) {
+    let avatar = File(name: "me.png", key: "avatar", mimeType: .png, data: png)
+    Connect.default.upload(files: [avatar], to: MediaConnector.avatar(userId: 1)).observe { result in
+        print(result)
+    }
+}
+
+func uploadAlbum(photos: [URL], connect: Connect) -> SwiftConnect.Future<Data> {
+    let files = photos.map { File(key: "photos", fileURL: $0) }
+    let info = AlbumInfo(title: "Holiday", isPublic: true)
+    return connect.upload(files: files, to: MediaConnector.album(info)) { progress in
+        print("\(progress.bytesSent) of \(progress.totalBytes) bytes")
+    }
+}
+
+func uploadVideo(at url: URL, connect: Connect) async throws -> Data {
+    let task = connect.uploadTask(files: [File(key: "video", fileURL: url)], to: MediaConnector.album(AlbumInfo(title: "Clips", isPublic: false)))
+    for await progress in task.progress {
+        print(Int(progress.fractionCompleted * 100), "%")
+    }
+    return try await task.response.value
+}
+
+func uploadChunked(file: File, connect: Connect) -> SwiftConnect.Future<Data> {
+    let options = UploadOptions(framing: .chunked, boundary: "test-boundary")
+    return connect.upload(files: [file], to: MediaConnector.avatar(userId: 1), options: options)
+}
+
+func describeUploadFailure(_ error: Error) -> String {
+    switch error as? ConnectError {
+    case .invalidRequest(.fileNotFound(let url))?:
+        return "no file at \(url.path)"
+    case .uploadSourceChanged(let file, let detail)?:
+        return "\(file.name) changed while uploading: \(detail)"
+    default:
+        return "\(error)"
+    }
+}
+
 struct APIError: Error {
     let code: String
     let status: Int

@@ -137,6 +137,7 @@ public final class Connect: Sendable {
         let inFlight = self.inFlight
         let task = Task {
             let result = await pipeline.run(request)
+            pipeline.uploadProgress?.finish(succeeded: (try? result.get()) != nil)
             promise.complete(with: result)
             inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
         }

@@ -17,6 +17,10 @@ struct Pipeline: Sendable {
     let validators: [ResponseValidator]
     let redirectPolicy: RedirectPolicy
     let sleep: @Sendable (TimeInterval) async throws -> Void
+    /// An upload's body, sent with every attempt and kept on `307`/`308` hops; `nil` otherwise.
+    var uploadBody: UploadBody? = nil
+    /// Where an upload reports progress.
+    var uploadProgress: UploadProgressReporter? = nil
 
     /// Attempts in all, whatever retriers answer, so that no combination of them loops forever.
     static let attemptLimit = 20
@@ -101,13 +105,20 @@ struct Pipeline: Sendable {
     /// (the adapters do not run again on a hop, so credentials they add never reach another origin).
     private func sendFollowingRedirects(_ request: URLRequest) async throws -> Response {
         var current = request
+        var uploadBody = self.uploadBody
         var hops = 0
         while true {
             let start = DispatchTime.now()
             let data: Data
             let httpResponse: HTTPURLResponse
             do {
-                (data, httpResponse) = try await transport.send(current)
+                if let uploadBody {
+                    let reporter = uploadProgress
+                    (data, httpResponse) = try await transport.send(
+                        current, body: uploadBody, progress: { reporter?.report(bytesSent: $0.bytesSent) })
+                } else {
+                    (data, httpResponse) = try await transport.send(current)
+                }
             } catch {
                 let error = Self.classify(error, wrapTransport: true)
                 logger?.log(DebugDescription.failure(current, error: error, elapsed: Self.seconds(since: start)))
@@ -136,6 +147,9 @@ struct Pipeline: Sendable {
             }
             if Task.isCancelled { throw ConnectError.cancelled }
             logger?.log(DebugDescription.curl(next))
+            // RedirectSafety turns the request into a GET without a body exactly when it changes
+            // the method (303, or POST on 301/302); the upload body goes with it.
+            if next.httpMethod != current.httpMethod { uploadBody = nil }
             current = next
         }
     }

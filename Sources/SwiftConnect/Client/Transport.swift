@@ -16,6 +16,39 @@ public protocol Transport: Sendable {
     ///   `URLError(.cancelled)`).
     /// - Throws: Any error that kept a response from arriving (a `URLError` for URLSession).
     func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse)
+
+    /// Sends `request` with `body` as its body — an upload — reporting progress as it goes.
+    ///
+    /// `request` already carries the body's `Content-Type` (and its `Content-Length` when
+    /// `body.framing` is ``UploadBody/Framing/contentLength``). Read the body with
+    /// ``UploadBody/makeInputStream()`` to stream it, once per attempt; call `progress` with the
+    /// bytes sent so far (``Connect`` keeps the values increasing and reports the total when the
+    /// upload succeeds).
+    ///
+    /// The default implementation reads the whole body into memory with ``UploadBody/data()``,
+    /// sets it as `httpBody` and calls ``send(_:)``, so transports written for plain requests —
+    /// ``StubTransport``, test doubles — see the exact bytes. It suits small bodies; a transport
+    /// that sends large files should stream, as ``URLSessionTransport`` does.
+    ///
+    /// - Important: When the calling task is cancelled, stop and throw `CancellationError` (or a
+    ///   `URLError(.cancelled)`). If the body's stream fails, throw its `streamError`.
+    func send(
+        _ request: URLRequest, body: UploadBody, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> (Data, HTTPURLResponse)
+}
+
+extension Transport {
+    /// Sends the body from memory: reads it whole with ``UploadBody/data()``, sets it as the
+    /// request's `httpBody`, calls ``send(_:)`` and reports the whole body as sent.
+    public func send(
+        _ request: URLRequest, body: UploadBody, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> (Data, HTTPURLResponse) {
+        var request = request
+        request.httpBody = try body.data()
+        let result = try await send(request)
+        progress(UploadProgress(bytesSent: body.contentLength, totalBytes: body.contentLength))
+        return result
+    }
 }
 
 /// An in-memory transport for tests: answers each request with a closure, sends nothing.

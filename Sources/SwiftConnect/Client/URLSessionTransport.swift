@@ -14,6 +14,10 @@ import Foundation
 ///   body of `307`/`308` redirects whatever the delegate does. This transport therefore never lets
 ///   URLSession follow a redirect: it returns the `3xx` response, and `Connect` follows it safely.
 /// - An empty body is empty `Data`.
+/// - A streamed upload body goes out chunked, and a `Content-Length` set by hand goes out next to
+///   `Transfer-Encoding: chunked`, which servers reject; the progress of a streamed body has `0` as
+///   its expected size. ``send(_:body:progress:)`` sends a plain `Content-Length` and reports
+///   progress against the body's known length.
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
@@ -31,11 +35,53 @@ public final class URLSessionTransport: Transport {
 
     /// Sends `request`; cancelling the calling task cancels the data task.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
+        try await run(request, upload: nil)
+    }
+
+    /// Sends `request` with `body` streamed as its body, reporting progress from URLSession's
+    /// `didSendBodyData` against the body's known length.
+    ///
+    /// The body goes out as an `httpBodyStream` that reads files chunk by chunk, so memory stays
+    /// flat whatever the size; URLSession asks for a fresh stream (`needNewBodyStream`) if it must
+    /// send the body again. Cancelling the calling task cancels the transfer and closes any file
+    /// being read. A file that changes while it is sent aborts the transfer, which then throws
+    /// ``ConnectError/uploadSourceChanged(_:detail:)``.
+    ///
+    /// With ``UploadBody/Framing/contentLength`` the request carries `Content-Length`. On Linux,
+    /// libcurl would add `Transfer-Encoding: chunked` next to it for any body stream (servers
+    /// reject the pair); the request therefore also carries a blank `Transfer-Encoding` header,
+    /// which tells libcurl to leave that header out and send the body as it is. Measured on Linux
+    /// with a 1 GiB file: as fast as chunked, at the same flat memory.
+    public func send(
+        _ request: URLRequest, body: UploadBody, progress: @escaping @Sendable (UploadProgress) -> Void
+    ) async throws -> (Data, HTTPURLResponse) {
+        var request = request
+        request.httpBody = nil
+        switch body.framing {
+        case .contentLength:
+            request.setValue(String(body.contentLength), forHTTPHeaderField: "Content-Length")
+            #if canImport(FoundationNetworking)
+                request.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
+            #endif
+        case .chunked:
+            request.setValue(nil, forHTTPHeaderField: "Content-Length")
+        }
+        return try await run(request, upload: UploadStreams(body: body, progress: progress))
+    }
+
+    private func run(_ request: URLRequest, upload: UploadStreams?) async throws -> (Data, HTTPURLResponse) {
         let cancellation = LockedBox(CancellationState.idle)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let task = session.dataTask(with: request)
-                delegate.register(task, continuation: continuation)
+                let task: URLSessionDataTask
+                if let upload {
+                    var streamed = request
+                    streamed.httpBodyStream = upload.makeStream()
+                    task = session.dataTask(with: streamed)
+                } else {
+                    task = session.dataTask(with: request)
+                }
+                delegate.register(task, continuation: continuation, upload: upload)
                 let cancelled = cancellation.withLock { state -> Bool in
                     if case .cancelled = state { return true }
                     state = .running(task)
@@ -68,6 +114,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private struct Record {
         let continuation: Continuation
+        /// The body streams of an upload.
+        let upload: UploadStreams?
         var response: HTTPURLResponse?
         var data = Data()
         var challengeCancelled = false
@@ -75,8 +123,27 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private let tasks = LockedBox([Int: Record]())
 
-    func register(_ task: URLSessionTask, continuation: Continuation) {
-        tasks.withLock { $0[task.taskIdentifier] = Record(continuation: continuation) }
+    func register(_ task: URLSessionTask, continuation: Continuation, upload: UploadStreams? = nil) {
+        tasks.withLock { $0[task.taskIdentifier] = Record(continuation: continuation, upload: upload) }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        // Called when URLSession must send the body again from its start (libcurl rewinds, for
+        // example on a reused connection that turned out dead).
+        let upload = tasks.withLock { $0[task.taskIdentifier]?.upload }
+        completionHandler(upload?.makeStream())
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        // URLSession on Linux reports 0 as the expected size of a streamed body; the body knows.
+        guard let upload = tasks.withLock({ $0[task.taskIdentifier]?.upload }) else { return }
+        let total = upload.body.contentLength
+        upload.progress(UploadProgress(bytesSent: min(totalBytesSent, total), totalBytes: total))
     }
 
     func urlSession(
@@ -119,6 +186,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        if let upload = record.upload {
+            // Free the files at once, whatever the outcome; a failed source explains the abort.
+            upload.closeAll()
+            if let failure = upload.failure {
+                record.continuation.resume(throwing: failure)
+                return
+            }
+        }
         if record.challengeCancelled {
             if let response = record.response {
                 record.continuation.resume(returning: (record.data, response))
@@ -132,5 +207,34 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         } else {
             record.continuation.resume(throwing: ConnectError.invalidResponse)
         }
+    }
+}
+
+/// The body streams URLSession reads for one upload task: the first, and any it asks for again.
+final class UploadStreams: Sendable {
+    let body: UploadBody
+    let progress: @Sendable (UploadProgress) -> Void
+    private let readers = LockedBox([UploadBodyReader]())
+
+    init(body: UploadBody, progress: @escaping @Sendable (UploadProgress) -> Void) {
+        self.body = body
+        self.progress = progress
+    }
+
+    /// A new stream from the body's first byte; call it on the thread that hands it to URLSession.
+    func makeStream() -> InputStream {
+        let reader = body.makeReader()
+        readers.withLock { $0.append(reader) }
+        return UploadBodyStream(reader: reader)
+    }
+
+    /// Why the latest stream failed, if it did.
+    var failure: ConnectError? {
+        readers.withLock { $0.last }?.failure
+    }
+
+    /// Closes every stream, releasing open files.
+    func closeAll() {
+        for reader in readers.withLock({ $0 }) { reader.close() }
     }
 }

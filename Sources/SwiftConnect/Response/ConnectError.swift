@@ -41,6 +41,11 @@ public enum ConnectError: Error, Sendable {
     case tooManyRedirects(Response)
     /// The work behind the future was dropped without completing it (its ``Promise`` was released).
     case abandoned
+    /// An uploaded file did not deliver the content measured when the request was built: it
+    /// changed size, disappeared or failed to read while it was being sent (or a stream ended
+    /// before its declared length). The upload was aborted, so the server never received a
+    /// complete body. `detail` says what happened.
+    case uploadSourceChanged(File, detail: String)
 
     /// Whether this is a cancellation rather than a failure.
     public var isCancellation: Bool {
@@ -101,6 +106,8 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
             return "Too many redirects; the last one went to \(response.headers["Location"] ?? "?")"
         case .abandoned:
             return "The operation was dropped before it completed"
+        case .uploadSourceChanged(let file, let detail):
+            return "The upload was aborted because file \(file) changed while it was being sent: \(detail)"
         }
     }
 
@@ -134,6 +141,22 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case encodingFailed(underlying: any Error)
     /// The pieces did not form a valid URL.
     case invalidURL(String)
+    /// A file to upload does not exist.
+    case fileNotFound(URL)
+    /// A file to upload cannot be read: a directory, a device, a URL that is not a `file://` URL,
+    /// or a file this process lacks permission to read.
+    case fileNotReadable(URL)
+    /// A multipart part's field name (a file's `key` or a form field's name) is empty or
+    /// contains NUL.
+    case invalidPartName(String)
+    /// A file's name contains NUL.
+    case invalidFileName(String)
+    /// A file's media type is empty or is not printable ASCII (CR, LF and other control
+    /// characters would break the part's headers).
+    case invalidMimeType(String)
+    /// A multipart boundary given in ``UploadOptions`` is not 1–70 RFC 2046 characters, or
+    /// occurs in a field value.
+    case invalidBoundary(String)
 
     /// A readable explanation.
     public var description: String {
@@ -162,6 +185,18 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "the body could not be encoded: \(underlying)"
         case .invalidURL(let url):
             return "'\(url)' is not a valid URL"
+        case .fileNotFound(let url):
+            return "no file to upload at \(url.isFileURL ? url.path : url.absoluteString)"
+        case .fileNotReadable(let url):
+            return "\(url.isFileURL ? url.path : url.absoluteString) is not a regular file this process can read"
+        case .invalidPartName(let name):
+            return "multipart field name '\(name)' is empty or contains NUL"
+        case .invalidFileName(let name):
+            return "file name '\(name)' contains NUL"
+        case .invalidMimeType(let type):
+            return "media type '\(type)' is empty or not printable ASCII"
+        case .invalidBoundary(let boundary):
+            return "multipart boundary '\(boundary)' is not 1 to 70 RFC 2046 characters, or occurs in a field"
         }
     }
 
