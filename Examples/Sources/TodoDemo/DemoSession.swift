@@ -157,11 +157,12 @@ public final class DemoSession: Sendable {
     /// Uploads an avatar image with text fields, showing the upload's progress.
     func uploadAvatar(userId: Int) async throws {
         emit(.step("Upload an avatar: POST /users/\(userId)/avatar as multipart/form-data"))
-        // TODO(uploads): once `Connect.upload(files:to:debugResponse:)` is on main, send
-        // `AvatarConnector.upload(userId:)` with a `File` (key "avatar", `MimeType.png`) written to a
-        // temporary file and a text field "caption", emit `.progress(fraction)` as it goes, decode
-        // `AvatarReceipt` into `report.avatar`, and assert it in DemoSessionTests. The server route
-        // is ready and tested (DemoServerTests.avatarUploadReadsTheFileAndTheFields).
+        // TODO(uploads): when `Connect.upload` is on main, write a small PNG to a temporary file and
+        // send it with `connect.upload(files: [File(key: "avatar", mimeType: .png, fileURL: url)],
+        // to: AvatarConnector.upload(userId: userId, caption: …), debugResponse: verbose) { progress in
+        // emit(.progress(progress.fractionCompleted)) }`, decode `AvatarReceipt` into `report.avatar`
+        // and check it in DemoSessionTests. The server route is ready and tested
+        // (DemoServerTests.avatarUploadReadsTheFileAndTheFields); todo-demo draws `.progress` as a bar.
         emit(.note("(uploads coming)"))
     }
 

@@ -78,8 +78,9 @@ final class Terminal: Sendable {
     }
 
     /// Writes to standard output unbuffered, so that lines and the progress bar appear at once.
+    /// A closed output (`todo-demo | head`) is not an error worth stopping the tour for.
     private static func output(_ text: String) {
-        FileHandle.standardOutput.write(Data(text.utf8))
+        try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
     }
 
     private enum Style: String {

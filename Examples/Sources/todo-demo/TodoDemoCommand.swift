@@ -34,25 +34,25 @@ struct Tour: AsyncParsableCommand {
                 throw ValidationError("--base-url must be an http(s) URL, like http://127.0.0.1:8080/v1")
             }
             DemoAPI.baseURL = url
+            terminal.title("SwiftConnect demo against \(url)")
         } else {
-            server = try await DemoServer.start()
-            DemoAPI.baseURL = server?.baseURL ?? DemoAPI.baseURL
+            let started = try await DemoServer.start()
+            server = started
+            DemoAPI.baseURL = started.baseURL
+            terminal.title("SwiftConnect demo — demo API started on \(started.baseURL)")
         }
-        terminal.title(
-            server == nil
-                ? "SwiftConnect demo against \(DemoAPI.baseURL)"
-                : "SwiftConnect demo — demo API started on \(DemoAPI.baseURL)")
 
         let session = DemoSession(verbose: verbose) { event in terminal.show(event) }
+        var succeeded = true
         do {
             _ = try await session.run()
             terminal.finish()
         } catch {
             terminal.fail(error)
-            await server?.stop()
-            throw ExitCode.failure
+            succeeded = false
         }
         await server?.stop()
+        if !succeeded { throw ExitCode.failure }
     }
 }
 

@@ -1,9 +1,10 @@
 import Foundation
 import SwiftConnect
 
-/// A user's avatar: uploaded as `multipart/form-data`, a file `avatar` and text fields.
+/// A user's avatar, sent with `Connect.upload` as `multipart/form-data`: the image under the key
+/// `avatar`, and a text field `caption`.
 enum AvatarConnector: Connector {
-    case upload(userId: Int)
+    case upload(userId: Int, caption: String)
 
     var baseURL: URL { DemoAPI.baseURL }
 
@@ -17,7 +18,11 @@ enum AvatarConnector: Connector {
 
     var parameters: ParametersRepresentable? {
         switch self {
-        case .upload(let userId): return Parameter.path(key: "userId", value: "\(userId)")
+        case .upload(let userId, let caption):
+            return CompositeParameters(
+                .path(key: "userId", value: "\(userId)"),
+                .form(key: "caption", value: caption)
+            )
         }
     }
 }
