@@ -184,15 +184,7 @@ struct MultipartFormData: Sendable {
     static func isValidBoundary(_ boundary: String) -> Bool {
         let bytes = Array(boundary.utf8)
         guard (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"):
-                return true
-            default:
-                return "'()+_,-./:=? ".utf8.contains(byte)
-            }
-        }
+        return bytes.allSatisfy { ASCII.isAlphanumeric($0) || "'()+_,-./:=? ".utf8.contains($0) }
     }
 
     /// A field name (a part's key) must be non-empty and free of NUL.

@@ -8,12 +8,8 @@ enum PercentEncoding {
     /// ALPHA / DIGIT / "-" / "." / "_" / "~".
     static func isUnreserved(_ byte: UInt8) -> Bool {
         switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "_"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): return true
+        default: return ASCII.isAlphanumeric(byte)
         }
     }
 
