@@ -38,7 +38,7 @@ public struct DemoReport: Sendable {
 
     // Avatar
 
-    /// The avatar upload's receipt; `nil` until `Connect.upload` is wired in.
+    /// What the server says it received from the avatar upload.
     public var avatar: AvatarReceipt?
 
     // Token expiry

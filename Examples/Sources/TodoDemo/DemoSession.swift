@@ -154,16 +154,24 @@ public final class DemoSession: Sendable {
         recorder.record { $0.serverErrors = errors }
     }
 
-    /// Uploads an avatar image with text fields, showing the upload's progress.
+    /// Uploads an avatar image from disk with a text field, reporting the upload's progress.
     func uploadAvatar(userId: Int) async throws {
         emit(.step("Upload an avatar: POST /users/\(userId)/avatar as multipart/form-data"))
-        // TODO(uploads): when `Connect.upload` is on main, write a small PNG to a temporary file and
-        // send it with `connect.upload(files: [File(key: "avatar", mimeType: .png, fileURL: url)],
-        // to: AvatarConnector.upload(userId: userId, caption: …), debugResponse: verbose) { progress in
-        // emit(.progress(progress.fractionCompleted)) }`, decode `AvatarReceipt` into `report.avatar`
-        // and check it in DemoSessionTests. The server route is ready and tested
-        // (DemoServerTests.avatarUploadReadsTheFileAndTheFields); todo-demo draws `.progress` as a bar.
-        emit(.note("(uploads coming)"))
+        let image = try DemoAvatar.writePNG()
+        defer { try? FileManager.default.removeItem(at: image) }
+
+        let avatar = File(name: "ada.png", key: "avatar", mimeType: .png, fileURL: image)
+        let receipt = try await connect.upload(
+            files: [avatar], to: AvatarConnector.upload(userId: userId, caption: "Ada, 1843"), debugResponse: verbose
+        ) { [emit] progress in
+            emit(.progress(progress.fractionCompleted))
+        }
+        .decoded(toType: AvatarReceipt.self)
+        .value
+
+        let size = ByteCountFormatter.string(fromByteCount: Int64(receipt.bytes), countStyle: .file)
+        emit(.success("Uploaded \(receipt.filename) (\(size)) with the caption \"\(receipt.fields["caption"] ?? "")\""))
+        recorder.record { $0.avatar = receipt }
     }
 
     /// Lets the server expire the access token, then sends three requests at once: the

@@ -40,7 +40,15 @@ struct DemoSessionTests {
                 ServerError(status: 400, message: "perPage must be a number from 1 to 50"),
             ])
 
-        // Avatar: nothing to check until `Connect.upload` lands (see the TODO in DemoSession.uploadAvatar).
+        // Avatar: the image from disk and the caption field, as multipart/form-data, with progress.
+        let avatar = try #require(report.avatar)
+        #expect(avatar.filename == "ada.png")
+        #expect(avatar.contentType == "image/png")
+        #expect(avatar.bytes == DemoAvatar.png(size: 768).count)
+        #expect(avatar.fields == ["caption": "Ada, 1843"])
+        let progress = events.compactMap { if case .progress(let fraction) = $0 { fraction } else { nil } }
+        #expect(progress.last == 1)
+        #expect(progress == progress.sorted())
 
         // Token expiry: the requests in flight got 401, one refresh ran, all were sent again.
         #expect(report.concurrentRequests == 3)
