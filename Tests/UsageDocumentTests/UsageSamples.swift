@@ -443,6 +443,7 @@ let typedConnect = Connect(errorHandler: DecodingErrorHandler(APIFailure.self))
 
 func makeConfiguredConnect() -> Connect {
     var configuration = ConnectConfiguration()
+    configuration.baseURL = URL(string: "https://staging.myserver.com")  // instead of each connector's
     configuration.callbackQueue = DispatchQueue(label: "api.results")
     configuration.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
     configuration.jsonEncoder.keyEncodingStrategy = .convertToSnakeCase

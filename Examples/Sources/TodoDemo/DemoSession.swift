@@ -9,8 +9,7 @@ import SwiftConnect
 /// todos, provoke server errors, upload an avatar and survive an expired token.
 ///
 /// ```swift
-/// DemoAPI.baseURL = server.baseURL
-/// let report = try await DemoSession { event in print(event) }.run()
+/// let report = try await DemoSession(baseURL: server.baseURL) { event in print(event) }.run()
 /// ```
 ///
 /// Each step reports what happens through `onEvent` and records what came back in the
@@ -23,14 +22,16 @@ public final class DemoSession: Sendable {
     private let client: DemoClient
     private let recorder = ReportRecorder()
 
-    /// Creates a session against ``DemoAPI/baseURL``.
+    /// Creates a session against the API at `baseURL`.
     ///
     /// - Parameters:
+    ///   - baseURL: Where the API runs (with its `/v1` base path); every connector is sent there.
     ///   - username: The account to log in with.
     ///   - password: Its password.
     ///   - verbose: Shows every request as a cURL command and every response (`debugResponse: true`).
     ///   - onEvent: Receives what happens, step by step, from any thread.
     public init(
+        baseURL: URL = DemoAPI.baseURL,
         username: String = "ada",
         password: String = "lovelace",
         verbose: Bool = false,
@@ -41,6 +42,7 @@ public final class DemoSession: Sendable {
         self.verbose = verbose
         self.emit = onEvent
         var configuration = ConnectConfiguration()
+        configuration.baseURL = baseURL
         configuration.logger = EventLogger(emit: onEvent)
         let recorder = self.recorder
         client = DemoClient(
@@ -248,7 +250,7 @@ public final class DemoSession: Sendable {
         }
     }
 
-    /// `GET /todos/8?perPage=3`: the method and the URL below the API's base path.
+    /// `GET /todos/8?perPage=3`: the method and the URL below the API's base path (`/v1`).
     static func describe(_ request: URLRequest) -> String {
         let basePath = DemoAPI.baseURL.path
         var path = request.url?.path ?? ""

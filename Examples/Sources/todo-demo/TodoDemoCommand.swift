@@ -29,20 +29,21 @@ struct Tour: AsyncParsableCommand {
     func run() async throws {
         let terminal = Terminal()
         var server: RunningDemoServer?
+        let apiURL: URL
         if let baseURL {
             guard let url = URL(string: baseURL), url.scheme?.hasPrefix("http") == true else {
                 throw ValidationError("--base-url must be an http(s) URL, like http://127.0.0.1:8080/v1")
             }
-            DemoAPI.baseURL = url
+            apiURL = url
             terminal.title("SwiftConnect demo against \(url)")
         } else {
             let started = try await DemoServer.start()
             server = started
-            DemoAPI.baseURL = started.baseURL
+            apiURL = started.baseURL
             terminal.title("SwiftConnect demo — demo API started on \(started.baseURL)")
         }
 
-        let session = DemoSession(verbose: verbose) { event in terminal.show(event) }
+        let session = DemoSession(baseURL: apiURL, verbose: verbose) { event in terminal.show(event) }
         var succeeded = true
         do {
             _ = try await session.run()

@@ -6,8 +6,7 @@ import Testing
 @testable import TodoDemo
 
 /// Runs the scripted session of `todo-demo` against the in-process demo API and checks every step.
-/// Serialized: the connectors read the one `DemoAPI.baseURL`.
-@Suite(.serialized)
+/// Each test starts its own server; `ConnectConfiguration.baseURL` points the session at it.
 struct DemoSessionTests {
     @Test func everyStepGetsWhatItExpects() async throws {
         let (report, events) = try await runSession(verbose: false)
@@ -74,11 +73,10 @@ struct DemoSessionTests {
     /// Starts the demo API, points the connectors at it and runs the session.
     private func runSession(verbose: Bool) async throws -> (DemoReport, [DemoEvent]) {
         let server = try await DemoServer.start()
-        DemoAPI.baseURL = server.baseURL
         let events = Mutex<[DemoEvent]>([])
         let report: DemoReport
         do {
-            report = try await DemoSession(verbose: verbose) { event in events.withLock { $0.append(event) } }.run()
+            report = try await DemoSession(baseURL: server.baseURL, verbose: verbose) { event in events.withLock { $0.append(event) } }.run()
         } catch {
             await server.stop()
             throw error

@@ -138,7 +138,7 @@ extension Connect {
         let parameters = try RequestBuilder.parameters(of: connector, encoder: configuration.jsonEncoder)
         var request = try RequestBuilder.makeRequest(
             for: connector, parameters: parameters, body: nil, defaultHeaders: configuration.defaultHeaders,
-            timeout: configuration.timeoutInterval)
+            timeout: configuration.timeoutInterval, baseURL: configuration.baseURL)
         guard connector.method.allowsBody else {
             throw ConnectError.invalidRequest(.bodyNotAllowed(method: connector.method.rawValue))
         }

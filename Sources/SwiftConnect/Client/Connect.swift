@@ -108,7 +108,7 @@ public final class Connect: Sendable {
     public func urlRequest(for connector: Connector) throws -> URLRequest {
         try RequestBuilder.makeRequest(
             for: connector, encoder: configuration.jsonEncoder, defaultHeaders: configuration.defaultHeaders,
-            timeout: configuration.timeoutInterval)
+            timeout: configuration.timeoutInterval, baseURL: configuration.baseURL)
     }
 
     /// Cancels every request this client has in flight; each future fails with

@@ -20,6 +20,10 @@ public struct ConnectConfiguration: Sendable {
 
     /// The URLSession configuration (timeouts, caching, cookies, connection limits, …).
     public var sessionConfiguration: URLSessionConfiguration
+    /// When set, every request goes to this base URL instead of its connector's `baseURL` — the
+    /// way to point the same connectors at staging, a local server or a test server's port. Use
+    /// one `Connect` per service when connectors talk to several.
+    public var baseURL: URL?
     /// The queue futures from this `Connect` deliver results on. `DispatchQueue.main` on Apple
     /// platforms; on Linux, where nothing drains the main queue unless the program runs
     /// `dispatchMain()` or a run loop, a serial queue of the library's own.
@@ -54,6 +58,7 @@ public struct ConnectConfiguration: Sendable {
     /// Creates a configuration; every parameter has a default.
     public init(
         sessionConfiguration: URLSessionConfiguration = .default,
+        baseURL: URL? = nil,
         callbackQueue: DispatchQueue = ConnectConfiguration.defaultCallbackQueue,
         jsonEncoder: JSONEncoder = JSONEncoder(),
         jsonDecoder: JSONDecoder = JSONDecoder(),
@@ -67,6 +72,7 @@ public struct ConnectConfiguration: Sendable {
         }
     ) {
         self.sessionConfiguration = sessionConfiguration
+        self.baseURL = baseURL
         self.callbackQueue = callbackQueue
         self.jsonEncoder = jsonEncoder
         self.jsonDecoder = jsonDecoder

@@ -28,16 +28,18 @@ enum RequestBuilder {
     ///   - encoder: Encodes JSON bodies.
     ///   - defaultHeaders: Sent unless the connector sets a header of the same name.
     ///   - timeout: Used when the connector has no timeout of its own.
+    ///   - baseURL: Replaces the connector's base URL when set.
     static func makeRequest(
         for connector: Connector,
         encoder: JSONEncoder,
         defaultHeaders: [HTTPHeader] = [],
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        baseURL: URL? = nil
     ) throws -> URLRequest {
         let parameters = try parameters(of: connector, encoder: encoder)
         return try makeRequest(
             for: connector, parameters: parameters, body: parameters.body,
-            defaultHeaders: defaultHeaders, timeout: timeout)
+            defaultHeaders: defaultHeaders, timeout: timeout, baseURL: baseURL)
     }
 
     /// Builds the request from parameters already gathered, with `body` as the body (uploads pass
@@ -47,7 +49,8 @@ enum RequestBuilder {
         parameters: RequestParameters,
         body: RequestBody?,
         defaultHeaders: [HTTPHeader] = [],
-        timeout: TimeInterval? = nil
+        timeout: TimeInterval? = nil,
+        baseURL: URL? = nil
     ) throws -> URLRequest {
         let method = connector.method
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTPHeader.isTokenByte) else {
@@ -58,7 +61,7 @@ enum RequestBuilder {
         }
 
         let url = try makeURL(
-            baseURL: connector.baseURL, endpoint: connector.endpoint, parameters: parameters)
+            baseURL: baseURL ?? connector.baseURL, endpoint: connector.endpoint, parameters: parameters)
         var request = URLRequest(url: url)
         request.httpMethod = method.rawValue
         if let timeout = connector.timeoutInterval ?? timeout {

@@ -430,3 +430,52 @@ struct ConnectDebugTests {
         #expect(!log.contains(Self.secret), "the secret leaked into:\n\(log)")
     }
 }
+
+@Suite("Connect: base URL override")
+struct ConnectBaseURLOverrideTests {
+    struct Item: Connector {
+        var baseURL: URL { URL(string: "https://production.example/api")! }
+        var endpoint: String { "/items/{id}" }
+        var method: HTTPMethod { .post }
+        var parameters: ParametersRepresentable? {
+            CompositeParameters(.path(key: "id", value: "a b"), .query(key: "q", value: "1+1"), .form(key: "f", value: "v"))
+        }
+    }
+
+    private func connect(baseURL: URL?, transport: RecordingTransport) -> Connect {
+        var configuration = ConnectConfiguration()
+        configuration.baseURL = baseURL
+        configuration.callbackQueue = DispatchQueue(label: "override.callbacks")
+        return Connect(configuration: configuration, transport: transport)
+    }
+
+    @Test func configuredBaseURLReplacesTheConnectorsKeepingItsPath() async throws {
+        let transport = RecordingTransport()
+        let connect = connect(baseURL: URL(string: "http://127.0.0.1:8080/v2")!, transport: transport)
+        _ = try await connect.request(Item()).value
+        #expect(transport.requests.first?.url?.absoluteString == "http://127.0.0.1:8080/v2/items/a%20b?q=1%2B1")
+        #expect(try connect.urlRequest(for: Item()).url?.host == "127.0.0.1")
+    }
+
+    @Test func withoutAnOverrideTheConnectorsBaseURLIsUsed() throws {
+        let connect = connect(baseURL: nil, transport: RecordingTransport())
+        #expect(try connect.urlRequest(for: Item()).url?.absoluteString == "https://production.example/api/items/a%20b?q=1%2B1")
+    }
+
+    @Test func anOverrideThatIsNotHTTPFailsBeforeSending() async throws {
+        let transport = RecordingTransport()
+        let result = await connect(baseURL: URL(string: "file:///tmp")!, transport: transport).request(Item()).asyncResult
+        guard case .failure(ConnectError.invalidRequest(.invalidBaseURL)) = result else {
+            Issue.record("expected invalidBaseURL, got \(result)")
+            return
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func uploadsUseTheOverrideToo() async throws {
+        let transport = RecordingTransport()
+        let connect = connect(baseURL: URL(string: "http://127.0.0.1:8080")!, transport: transport)
+        _ = try await connect.upload(files: [File(name: "a.txt", key: "file", mimeType: .txt, data: Data("x".utf8))], to: Item()).value
+        #expect(transport.requests.first?.url?.host == "127.0.0.1")
+    }
+}
