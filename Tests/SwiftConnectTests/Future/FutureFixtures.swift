@@ -19,7 +19,7 @@ enum FutureFixtures {
     final class Tracked: Sendable {}
 
     /// How long any bounded wait lasts before it gives up and fails the test instead of hanging.
-    static let timeout: Double = 10
+    static let timeout: Double = 30
 
     // MARK: Thread-safe recording
 
