@@ -87,8 +87,10 @@ extension Connect {
         progress: @escaping @Sendable (UploadProgress) -> Void
     ) -> Future<Data> {
         let reporter = UploadProgressReporter(queue: configuration.callbackQueue, handler: progress, continuation: nil)
-        return startUpload(files: files, to: request, options: options, debugResponse: debugResponse, reporter: reporter)
-            .map(\.data)
+        return startUpload(
+            files: files, to: request, options: options, debugResponse: debugResponse, reporter: reporter
+        )
+        .map(\.data)
     }
 
     /// Starts uploading `files` and returns the upload's response and its progress as an
@@ -113,7 +115,8 @@ extension Connect {
     ) -> UploadTask {
         let (stream, continuation) = AsyncStream.makeStream(
             of: UploadProgress.self, bufferingPolicy: .bufferingNewest(1))
-        let reporter = UploadProgressReporter(queue: configuration.callbackQueue, handler: nil, continuation: continuation)
+        let reporter = UploadProgressReporter(
+            queue: configuration.callbackQueue, handler: nil, continuation: continuation)
         let response = startUpload(
             files: files, to: request, options: options, debugResponse: debugResponse, reporter: reporter)
         return UploadTask(response: response.map(\.data), progress: stream)

@@ -118,7 +118,7 @@ public final class Connect: Sendable {
             defer { inFlight.futures.removeAll() }
             return Array(inFlight.futures.values)
         }
-        futures.forEach { $0.cancel() }
+        for future in futures { future.cancel() }
     }
 
     // MARK: Pipeline

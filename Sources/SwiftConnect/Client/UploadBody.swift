@@ -40,13 +40,6 @@ public struct UploadBody: Sendable {
     /// The stretches of the body, in order.
     let segments: [Segment]
 
-    init(contentType: String, contentLength: Int64, framing: Framing, segments: [Segment]) {
-        self.contentType = contentType
-        self.contentLength = contentLength
-        self.framing = framing
-        self.segments = segments
-    }
-
     /// A new, unopened stream of the body's bytes, reading from the first byte.
     ///
     /// The stream reads files as it is read and closes each when done. If a file or stream does

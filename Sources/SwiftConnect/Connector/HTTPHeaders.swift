@@ -19,12 +19,12 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByArrayLiter
 
     /// Creates a list from headers; a later header replaces an earlier one of the same name.
     public init(_ headers: [HTTPHeader]) {
-        headers.forEach { update($0) }
+        for header in headers { update(header) }
     }
 
     /// Creates a list from a dictionary, sorted by name so the order is stable.
     public init(_ dictionary: [String: String]) {
-        dictionary.sorted { $0.key < $1.key }.forEach { update(name: $0.key, value: $0.value) }
+        for (name, value) in dictionary.sorted(by: { $0.key < $1.key }) { update(name: name, value: value) }
     }
 
     /// Creates a list from headers; a later header replaces an earlier one of the same name.
@@ -34,7 +34,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByArrayLiter
 
     /// Creates a list from `name: value` pairs.
     public init(dictionaryLiteral elements: (String, String)...) {
-        elements.forEach { update(name: $0.0, value: $0.1) }
+        for (name, value) in elements { update(name: name, value: value) }
     }
 
     /// Creates a list from a response's header fields, sorted by name.

@@ -266,7 +266,7 @@ enum CancelTarget: Sendable {
             }
         }
         work.drain()
-        actions.forEach { $0() }
+        for action in actions { action() }
     }
 }
 

@@ -114,7 +114,9 @@ public struct RetryPolicy: RequestRetrier {
 
 /// HTTP dates: IMF-fixdate, with the obsolete RFC 850 and asctime forms accepted as RFC 9110 asks.
 enum HTTPDate {
-    private static let formats = ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"]
+    private static let formats = [
+        "EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy",
+    ]
 
     static func parse(_ text: String) -> Date? {
         for format in formats {

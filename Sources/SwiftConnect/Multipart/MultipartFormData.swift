@@ -219,7 +219,8 @@ struct MultipartFormData: Sendable {
         var info = stat()
         guard stat(url.path, &info) == 0 else {
             let code = errno
-            throw ConnectError.invalidRequest(code == ENOENT || code == ENOTDIR ? .fileNotFound(url) : .fileNotReadable(url))
+            throw ConnectError.invalidRequest(
+                code == ENOENT || code == ENOTDIR ? .fileNotFound(url) : .fileNotReadable(url))
         }
         guard (info.st_mode & S_IFMT) == S_IFREG else { throw ConnectError.invalidRequest(.fileNotReadable(url)) }
         let descriptor = open(url.path, O_RDONLY)

@@ -127,7 +127,8 @@ final class UploadBodyReader: @unchecked Sendable {
             }
             let remaining = length - state.offset
             if remaining > 0 {
-                let count = Self.readFile(state.descriptor, into: buffer, maxLength: Int(min(Int64(capacity), remaining)))
+                let count = Self.readFile(
+                    state.descriptor, into: buffer, maxLength: Int(min(Int64(capacity), remaining)))
                 if count < 0 {
                     throw .uploadSourceChanged(source, detail: "reading it failed: \(Self.errorText(errno))")
                 }

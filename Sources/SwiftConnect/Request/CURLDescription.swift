@@ -29,7 +29,8 @@ enum DebugDescription {
         }
         if let body = request.httpBody, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8) {
-                lines.append("-d \(quoted(redactedBody(text, contentType: request.value(forHTTPHeaderField: "Content-Type"))))")
+                lines.append(
+                    "-d \(quoted(redactedBody(text, contentType: request.value(forHTTPHeaderField: "Content-Type"))))")
             } else {
                 lines.append("--data-binary <\(body.count) bytes>")
             }
@@ -79,7 +80,8 @@ enum DebugDescription {
         }
         if type.hasPrefix("application/json"), let data = text.data(using: .utf8),
             let object = try? JSONSerialization.jsonObject(with: data),
-            let cleaned = try? JSONSerialization.data(withJSONObject: redactJSON(object), options: [.sortedKeys, .withoutEscapingSlashes]),
+            let cleaned = try? JSONSerialization.data(
+                withJSONObject: redactJSON(object), options: [.sortedKeys, .withoutEscapingSlashes]),
             let cleanedText = String(data: cleaned, encoding: .utf8)
         {
             return cleanedText
@@ -136,7 +138,8 @@ enum DebugDescription {
         if data.isEmpty { return "<empty body>" }
         if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let pretty = try? JSONSerialization.data(
-                withJSONObject: redactJSON(object), options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
+                withJSONObject: redactJSON(object),
+                options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
             let text = String(data: pretty, encoding: .utf8)
         {
             return text

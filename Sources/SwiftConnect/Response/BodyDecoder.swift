@@ -32,9 +32,13 @@ enum BodyDecoder {
         case .value(let value):
             return value
         case .missing(let location):
-            throw failure(type, keyPath: keyPath, reason: "no value at the key path: \(location)", underlying: nil, response: response)
+            throw failure(
+                type, keyPath: keyPath, reason: "no value at the key path: \(location)", underlying: nil,
+                response: response)
         case .null:
-            throw failure(type, keyPath: keyPath, reason: "the value at the key path is null", underlying: nil, response: response)
+            throw failure(
+                type, keyPath: keyPath, reason: "the value at the key path is null", underlying: nil, response: response
+            )
         }
     }
 
@@ -58,9 +62,12 @@ enum BodyDecoder {
     private static func locate<T: Decodable>(
         _ type: T.Type, in data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
     ) throws -> KeyPathOutcome<T> {
-        let components = keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
+        let components =
+            keyPath.map { $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init) } ?? []
         if components.contains(where: \.isEmpty) {
-            throw failure(type, keyPath: keyPath, reason: "the key path has an empty component", underlying: nil, response: response)
+            throw failure(
+                type, keyPath: keyPath, reason: "the key path has an empty component", underlying: nil,
+                response: response)
         }
         do {
             return try $keyPath.withValue(components) {

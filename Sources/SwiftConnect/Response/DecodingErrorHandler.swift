@@ -18,7 +18,9 @@ public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtoco
     private let fallback: any ErrorHandlerProtocol
 
     /// Creates a handler decoding `type` with `decoder`, and `fallback` for other bodies.
-    public init(_ type: Body.Type, decoder: JSONDecoder = JSONDecoder(), fallback: any ErrorHandlerProtocol = ErrorHandler()) {
+    public init(
+        _ type: Body.Type, decoder: JSONDecoder = JSONDecoder(), fallback: any ErrorHandlerProtocol = ErrorHandler()
+    ) {
         self.decoder = decoder
         self.fallback = fallback
     }

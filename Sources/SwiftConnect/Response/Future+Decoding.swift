@@ -16,7 +16,9 @@ extension Future where Value == Data {
     ///   - keyPath: Where in the JSON the value sits, e.g. `data.item`; `nil` for the whole body.
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``.
-    public func decoded<T: Decodable & Sendable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil)
+    public func decoded<T: Decodable & Sendable>(
+        toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
+    )
         -> Future<T>
     {
         let decoder = decoder ?? context.decoder ?? JSONDecoder()
@@ -52,7 +54,9 @@ extension Future where Value == Response {
     ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``.
-    public func decoded<T: Decodable & Sendable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil)
+    public func decoded<T: Decodable & Sendable>(
+        toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
+    )
         -> Future<T>
     {
         let decoder = decoder ?? context.decoder ?? JSONDecoder()

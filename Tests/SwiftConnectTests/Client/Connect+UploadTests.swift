@@ -16,7 +16,8 @@ struct ConnectUploadTests {
         _ endpoint: String = "/users/{id}/files", method: HTTPMethod = .post,
         parameters: ParametersRepresentable? = Parameter.path(key: "id", value: "7")
     ) -> TestConnector {
-        TestConnector(baseURL: URL(string: "https://api.example.com/v1")!, endpoint: endpoint, method: method,
+        TestConnector(
+            baseURL: URL(string: "https://api.example.com/v1")!, endpoint: endpoint, method: method,
             parameters: parameters)
     }
 
@@ -65,7 +66,8 @@ struct ConnectUploadTests {
         struct Owner: Encodable, Sendable { let id: Int }
         let transport = RecordingTransport()
         let connect = makeConfiguredConnect(transport: transport) { $0.jsonEncoder.outputFormatting = .sortedKeys }
-        let meta = Meta(title: "Zoë", isPublic: true, draft: false, rating: 4.5, count: 3, owner: Owner(id: 9), note: nil)
+        let meta = Meta(
+            title: "Zoë", isPublic: true, draft: false, rating: 4.5, count: 3, owner: Owner(id: 9), note: nil)
         let parameters = CompositeParameters(.path(key: "id", value: "7"), .jsonObject(value: meta))
 
         _ = try await connect.upload(files: nil, to: connector(parameters: parameters), options: Self.options).value

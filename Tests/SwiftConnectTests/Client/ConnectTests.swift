@@ -438,7 +438,8 @@ struct ConnectBaseURLOverrideTests {
         var endpoint: String { "/items/{id}" }
         var method: HTTPMethod { .post }
         var parameters: ParametersRepresentable? {
-            CompositeParameters(.path(key: "id", value: "a b"), .query(key: "q", value: "1+1"), .form(key: "f", value: "v"))
+            CompositeParameters(
+                .path(key: "id", value: "a b"), .query(key: "q", value: "1+1"), .form(key: "f", value: "v"))
         }
     }
 
@@ -459,12 +460,15 @@ struct ConnectBaseURLOverrideTests {
 
     @Test func withoutAnOverrideTheConnectorsBaseURLIsUsed() throws {
         let connect = connect(baseURL: nil, transport: RecordingTransport())
-        #expect(try connect.urlRequest(for: Item()).url?.absoluteString == "https://production.example/api/items/a%20b?q=1%2B1")
+        #expect(
+            try connect.urlRequest(for: Item()).url?.absoluteString
+                == "https://production.example/api/items/a%20b?q=1%2B1")
     }
 
     @Test func anOverrideThatIsNotHTTPFailsBeforeSending() async throws {
         let transport = RecordingTransport()
-        let result = await connect(baseURL: URL(string: "file:///tmp")!, transport: transport).request(Item()).asyncResult
+        let result = await connect(baseURL: URL(string: "file:///tmp")!, transport: transport).request(Item())
+            .asyncResult
         guard case .failure(ConnectError.invalidRequest(.invalidBaseURL)) = result else {
             Issue.record("expected invalidBaseURL, got \(result)")
             return
@@ -475,7 +479,9 @@ struct ConnectBaseURLOverrideTests {
     @Test func uploadsUseTheOverrideToo() async throws {
         let transport = RecordingTransport()
         let connect = connect(baseURL: URL(string: "http://127.0.0.1:8080")!, transport: transport)
-        _ = try await connect.upload(files: [File(name: "a.txt", key: "file", mimeType: .txt, data: Data("x".utf8))], to: Item()).value
+        _ = try await connect.upload(
+            files: [File(name: "a.txt", key: "file", mimeType: .txt, data: Data("x".utf8))], to: Item()
+        ).value
         #expect(transport.requests.first?.url?.host == "127.0.0.1")
     }
 }

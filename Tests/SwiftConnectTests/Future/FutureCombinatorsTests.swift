@@ -436,30 +436,35 @@ extension FutureCombinatorsTests {
         func derive(from source: Future<Int>, transformRan: @escaping @Sendable () -> Void) -> ErasedFuture {
             switch self {
             case .map:
-                return ErasedFuture(source.map { value -> Int in
-                    transformRan()
-                    return value + 1
-                })
+                return ErasedFuture(
+                    source.map { value -> Int in
+                        transformRan()
+                        return value + 1
+                    })
             case .flatMap:
-                return ErasedFuture(source.flatMap { value -> Future<Int> in
-                    transformRan()
-                    return Self.later(value + 1)
-                })
+                return ErasedFuture(
+                    source.flatMap { value -> Future<Int> in
+                        transformRan()
+                        return Self.later(value + 1)
+                    })
             case .mapError:
-                return ErasedFuture(source.mapError { error -> any Error in
-                    transformRan()
-                    return error
-                })
+                return ErasedFuture(
+                    source.mapError { error -> any Error in
+                        transformRan()
+                        return error
+                    })
             case .recover:
-                return ErasedFuture(source.recover { _ -> Int in
-                    transformRan()
-                    return 0
-                })
+                return ErasedFuture(
+                    source.recover { _ -> Int in
+                        transformRan()
+                        return 0
+                    })
             case .flatRecover:
-                return ErasedFuture(source.flatRecover { _ -> Future<Int> in
-                    transformRan()
-                    return Self.later(0)
-                })
+                return ErasedFuture(
+                    source.flatRecover { _ -> Future<Int> in
+                        transformRan()
+                        return Self.later(0)
+                    })
             case .discardingValue:
                 return ErasedFuture(source.discardingValue())
             }

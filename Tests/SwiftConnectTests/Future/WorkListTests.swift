@@ -20,8 +20,23 @@ struct WorkListTests {
 
     @Test func appendKeepsTheOrderOfBothLists() {
         let log = Log<Int>()
-        var list = WorkList(items: [item { log.append(1); return .empty }])
-        list.append(WorkList(items: [item { log.append(2); return .empty }, item { log.append(3); return .empty }]))
+        var list = WorkList(items: [
+            item {
+                log.append(1)
+                return .empty
+            }
+        ])
+        list.append(
+            WorkList(items: [
+                item {
+                    log.append(2)
+                    return .empty
+                },
+                item {
+                    log.append(3)
+                    return .empty
+                },
+            ]))
         var fromEmpty = WorkList.empty
         fromEmpty.append(list)
         fromEmpty.drain()
@@ -30,16 +45,34 @@ struct WorkListTests {
 
     @Test func drainRunsEveryItemOnceInOrder() {
         let log = Log<Int>()
-        WorkList(items: (0..<50).map { index in item { log.append(index); return .empty } }).drain()
+        WorkList(
+            items: (0..<50).map { index in
+                item {
+                    log.append(index)
+                    return .empty
+                }
+            }
+        ).drain()
         #expect(log.events == Array(0..<50))
     }
 
     @Test func drainRunsTheWorkThatItemsProduce() {
         let log = Log<String>()
-        let produced = WorkList(items: [item { log.append("produced"); return .empty }])
+        let produced = WorkList(items: [
+            item {
+                log.append("produced")
+                return .empty
+            }
+        ])
         WorkList(items: [
-            item { log.append("first"); return produced },
-            item { log.append("second"); return .empty },
+            item {
+                log.append("first")
+                return produced
+            },
+            item {
+                log.append("second")
+                return .empty
+            },
         ]).drain()
         #expect(log.events.sorted() == ["first", "produced", "second"])
         #expect(log.events.first == "first")
@@ -66,13 +99,15 @@ struct WorkListTests {
         let target = MarkedQueue("worklist.target")
         let log = Log<Bool>()
         let inTime = await Fixtures.signalled { done in
-            WorkList(items: (0..<10).map { index in
-                item(target.queue) {
-                    log.append(target.isCurrent)
-                    if index == 9 { done() }
-                    return .empty
+            WorkList(
+                items: (0..<10).map { index in
+                    item(target.queue) {
+                        log.append(target.isCurrent)
+                        if index == 9 { done() }
+                        return .empty
+                    }
                 }
-            }).drain()
+            ).drain()
         }
         #expect(inTime)
         #expect(log.events == Array(repeating: true, count: 10))
@@ -82,7 +117,12 @@ struct WorkListTests {
         let target = MarkedQueue("worklist.current")
         let log = Log<String>()
         target.queue.sync {
-            WorkList(items: [item(target.queue) { log.append("item"); return .empty }]).drain(on: target.queue)
+            WorkList(items: [
+                item(target.queue) {
+                    log.append("item")
+                    return .empty
+                }
+            ]).drain(on: target.queue)
             log.append("drain returned")
         }
         #expect(log.events == ["item", "drain returned"])
@@ -99,7 +139,12 @@ struct WorkListTests {
                     return .empty
                 }
             ])
-            WorkList(items: [item(target.queue) { log.append(target.isCurrent ? 1 : -1); return second }]).drain()
+            WorkList(items: [
+                item(target.queue) {
+                    log.append(target.isCurrent ? 1 : -1)
+                    return second
+                }
+            ]).drain()
         }
         #expect(inTime)
         #expect(log.events == [1, 2])

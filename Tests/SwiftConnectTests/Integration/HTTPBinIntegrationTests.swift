@@ -51,7 +51,11 @@ struct HTTPBinIntegrationTests {
     }
 
     @Test func jsonBodyArrivesWithMethodAndContentType() async throws {
-        struct Payload: Encodable { let name: String; let count: Int; let done: Bool }
+        struct Payload: Encodable {
+            let name: String
+            let count: Int
+            let done: Bool
+        }
         let call = Call(
             endpoint: "/anything", method: .patch,
             parameters: Parameter.jsonObject(value: Payload(name: "é & \"q\"", count: 3, done: true)))
@@ -113,7 +117,10 @@ struct HTTPBinIntegrationTests {
             }
             var authorizationToken: AuthorizationToken? { .basic(username: "ann", password: "s3cret") }
         }
-        struct Authenticated: Decodable { let authenticated: Bool; let user: String }
+        struct Authenticated: Decodable {
+            let authenticated: Bool
+            let user: String
+        }
         let result = try await connect.request(Login()).decoded(toType: Authenticated.self).value
         #expect(result.authenticated)
         #expect(result.user == "ann")
@@ -188,8 +195,10 @@ struct HTTPBinIntegrationTests {
         let target = HTTPBin.otherOriginURL.appendingPathComponent("headers").absoluteString
         let call = Call(
             endpoint: "/redirect-to",
-            headers: [.authorization(bearerToken: "secret-token"), HTTPHeader(name: "Cookie", value: "session=1"),
-                HTTPHeader(name: "X-Trace", value: "kept")],
+            headers: [
+                .authorization(bearerToken: "secret-token"), HTTPHeader(name: "Cookie", value: "session=1"),
+                HTTPHeader(name: "X-Trace", value: "kept"),
+            ],
             parameters: CompositeParameters(.query(key: "url", value: target)))
         struct Headers: Decodable, Sendable { let headers: [String: String] }
         let received = try await connect.request(call).decoded(toType: Headers.self).value

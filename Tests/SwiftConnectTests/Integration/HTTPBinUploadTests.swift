@@ -87,7 +87,8 @@ struct HTTPBinUploadTests {
         #expect(echo.form["rating"] == .one("4.5"))
         #expect(echo.form["tags"] == .one(#"["a","b"]"#))
         #expect(echo.files["text"] == .one("hello world"))
-        #expect(echo.files["binary"] == .one("data:application/octet-stream;base64," + Self.binary.base64EncodedString()))
+        #expect(
+            echo.files["binary"] == .one("data:application/octet-stream;base64," + Self.binary.base64EncodedString()))
         #expect(echo.files["empty"] == .one(""))
         #expect(echo.files["disk"] == .one("from disk\n"))
         #expect(echo.headers["Content-Type"]?.hasPrefix("multipart/form-data; boundary=SwiftConnect-") == true)
@@ -101,10 +102,12 @@ struct HTTPBinUploadTests {
             File(name: "two.json", key: "docs", mimeType: .json, data: Data("{}".utf8)),
             File(key: "docs", fileURL: disk),
             File(name: "résumé 日本.txt", key: "unicode", mimeType: .txt, data: Data("ü".utf8)),
-            File(name: "say \"hi\".txt", key: "quoted", mimeType: MimeType(rawValue: "text/plain; charset=utf-8"),
+            File(
+                name: "say \"hi\".txt", key: "quoted", mimeType: MimeType(rawValue: "text/plain; charset=utf-8"),
                 data: Data("q".utf8)),
             File(name: "nothing.bin", key: "empty", mimeType: .binary, data: Data()),
-            File(name: "raw.bin", key: "binary", mimeType: MimeType(rawValue: "application/x-custom"), data: Self.binary),
+            File(
+                name: "raw.bin", key: "binary", mimeType: MimeType(rawValue: "application/x-custom"), data: Self.binary),
         ]
         let call = Call(endpoint: "/multipart", parameters: CompositeParameters(.form(key: "caption", value: "Été")))
 
@@ -178,8 +181,10 @@ struct HTTPBinUploadTests {
         let url = try directory.largeFile("two.bin", size: 2 << 20)
         let expected = try Data(contentsOf: url)
         let call = Call(endpoint: "/multipart")
-        let parts = try await connect.upload(files: [File(key: "f", fileURL: url)], to: call, options: UploadOptions(framing: framing))
-            .decoded(toType: Parts.self).value
+        let parts = try await connect.upload(
+            files: [File(key: "f", fileURL: url)], to: call, options: UploadOptions(framing: framing)
+        )
+        .decoded(toType: Parts.self).value
         let part = try #require(parts.files.first)
         #expect(part.size == expected.count)
         #expect(part.content == expected.prefix(65536))
@@ -290,7 +295,8 @@ struct HTTPBinUploadTests {
         let connect = Connect(
             middleware: ConnectMiddleware(adapters: [Grow(url: url)]),
             configuration: HTTPBin.connect().configuration)
-        let result = await connect.upload(files: [File(key: "f", fileURL: url)], to: Call(endpoint: "/post")).asyncResult
+        let result = await connect.upload(files: [File(key: "f", fileURL: url)], to: Call(endpoint: "/post"))
+            .asyncResult
         guard case .failure(ConnectError.uploadSourceChanged(let source, _)) = result else {
             Issue.record("expected uploadSourceChanged, got \(result)")
             return
@@ -314,7 +320,8 @@ struct HTTPBinUploadTests {
     @Test func temporaryRedirectDeliversTheFilesToTheNewLocation() async throws {
         let call = Call(
             endpoint: "/redirect-to",
-            parameters: CompositeParameters(.query(key: "url", value: "/post"), .query(key: "status_code", value: "307")))
+            parameters: CompositeParameters(
+                .query(key: "url", value: "/post"), .query(key: "status_code", value: "307")))
         let file = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("after redirect".utf8))
         let echo = try await connect.upload(files: [file], to: call).decoded(toType: PostEcho.self).value
         #expect(echo.files["doc"] == .one("after redirect"))

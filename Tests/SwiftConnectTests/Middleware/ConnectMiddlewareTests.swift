@@ -105,7 +105,8 @@ struct ConnectMiddlewareRetrierTests {
         let result = await makeConnect(transport: transport).request(TestConnector()).asyncResult
         #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 500)
         #expect(transport.requests.count == 1)
-        let answer = await ConnectMiddleware().retry(FailedAttempt(request: request, error: URLError(.timedOut), response: nil, number: 1, isIdempotent: true))
+        let answer = await ConnectMiddleware().retry(
+            FailedAttempt(request: request, error: URLError(.timedOut), response: nil, number: 1, isIdempotent: true))
         guard case .doNotRetry = answer else {
             Issue.record("expected .doNotRetry, got \(answer)")
             return
@@ -207,7 +208,9 @@ struct ConnectMiddlewareRetrierTests {
             name: "first", answer: .doNotRetryWithError(Fixtures.TestError(code: "first")), log: log)
         let second = FixedRetrier(name: "second", answer: .retry, log: log)
         let answer = await ConnectMiddleware(retriers: [first, second])
-            .retry(FailedAttempt(request: request, error: URLError(.timedOut), response: nil, number: 1, isIdempotent: true))
+            .retry(
+                FailedAttempt(
+                    request: request, error: URLError(.timedOut), response: nil, number: 1, isIdempotent: true))
         guard case .doNotRetryWithError(let error) = answer else {
             Issue.record("expected .doNotRetryWithError, got \(answer)")
             return

@@ -102,7 +102,8 @@ struct MiddlewareExactlyOnceTests {
         // The server: each flag costs one failed attempt, in a fixed order.
         let transport = RecordingTransport { request in
             let id = Int(request.value(forHTTPHeaderField: "X-Request") ?? "") ?? -1
-            let flags = Set((request.value(forHTTPHeaderField: "X-Scenario") ?? "").split(separator: ",").map(String.init))
+            let flags = Set(
+                (request.value(forHTTPHeaderField: "X-Scenario") ?? "").split(separator: ",").map(String.init))
             try await Task.sleep(nanoseconds: UInt64(id % 7) * 50_000)
             if flags.contains("hold") {
                 inTransport[id]?.open()
@@ -130,7 +131,8 @@ struct MiddlewareExactlyOnceTests {
             return request
         }
         let policy = RetryPolicy(maximumAttempts: 5, baseDelay: 0.000_1, jitter: 0, maximumRetryAfter: 1_000_000)
-        let middleware = ConnectMiddleware(adapters: [authenticator, scenarioAdapter], retriers: [authenticator, policy])
+        let middleware = ConnectMiddleware(
+            adapters: [authenticator, scenarioAdapter], retriers: [authenticator, policy])
         let connect = Middleware.connect(transport: transport, middleware: middleware) { configuration in
             configuration.sleep = { seconds in
                 if seconds >= backoffMarker {

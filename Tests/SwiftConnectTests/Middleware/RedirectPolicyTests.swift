@@ -32,7 +32,10 @@ private func tooManyRedirects<Value>(_ result: Result<Value, any Error>) -> Resp
     return response
 }
 
-private func configured(_ transport: RecordingTransport, _ policy: RedirectPolicy, middleware: any ConnectMiddlewareProtocol = ConnectMiddleware()) -> Connect {
+private func configured(
+    _ transport: RecordingTransport, _ policy: RedirectPolicy,
+    middleware: any ConnectMiddlewareProtocol = ConnectMiddleware()
+) -> Connect {
     Middleware.connect(transport: transport, middleware: middleware) { $0.redirectPolicy = policy }
 }
 
@@ -99,7 +102,10 @@ struct RedirectPolicyTests {
         let asked = Fixtures.Recorder<(hop: Int, status: Int, from: String?, to: String?)>()
         let policy = RedirectPolicy.decide { redirect in
             asked.append(
-                (redirect.hop, redirect.response.statusCode, redirect.response.url?.path, redirect.proposedRequest.url?.path))
+                (
+                    redirect.hop, redirect.response.statusCode, redirect.response.url?.path,
+                    redirect.proposedRequest.url?.path
+                ))
             return .follow
         }
         _ = try await configured(transport, policy).request(hopCall(2)).value
@@ -118,8 +124,10 @@ struct RedirectPolicyTests {
             return .follow
         }
         let call = Middleware.Call(
-            headers: [HTTPHeader(name: "X-API-Key", value: "key-1"), HTTPHeader(name: "Cookie", value: "s=1"),
-                HTTPHeader(name: "X-Trace", value: "t-1")],
+            headers: [
+                HTTPHeader(name: "X-API-Key", value: "key-1"), HTTPHeader(name: "Cookie", value: "s=1"),
+                HTTPHeader(name: "X-Trace", value: "t-1"),
+            ],
             authorizationToken: .bearer(token: "secret"))
         _ = try await configured(transport, policy).request(call).value
         let proposed = try #require(proposals.values.first)
@@ -261,8 +269,10 @@ struct RetrierRedirectTests {
     private var post: Middleware.Call {
         Middleware.Call(
             method: .post,
-            headers: [HTTPHeader(name: "X-API-Key", value: "key-1"), HTTPHeader(name: "Cookie", value: "s=1"),
-                HTTPHeader(name: "X-Trace", value: "t-1")],
+            headers: [
+                HTTPHeader(name: "X-API-Key", value: "key-1"), HTTPHeader(name: "Cookie", value: "s=1"),
+                HTTPHeader(name: "X-Trace", value: "t-1"),
+            ],
             parameters: Parameter.jsonObject(value: ["name": "kept"]),
             authorizationToken: .bearer(token: "secret"))
     }
@@ -343,7 +353,9 @@ struct RetrierRedirectTests {
 
     @Test func retrierThatAlwaysRedirectsStopsAtTheAttemptLimit() async throws {
         let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
-        let middleware = ConnectMiddleware(retriers: [ClosureRetrier { _ in .redirect(to: URL(string: "http://api.test/x")!) }])
+        let middleware = ConnectMiddleware(retriers: [
+            ClosureRetrier { _ in .redirect(to: URL(string: "http://api.test/x")!) }
+        ])
         let result = await Middleware.connect(transport: transport, middleware: middleware)
             .request(Middleware.Call()).asyncResult
         #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 500)

@@ -60,14 +60,16 @@ private func chain(_ request: URLRequest?) -> String? {
 struct ResponseInterceptorTests {
     @Test func interceptorMapsAnErrorBodyToTheUsersError() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"error":{"code":"E_QUOTA"}}"#, status: 429) }
-        let connect = Middleware.connect(transport: transport, middleware: ConnectMiddleware(interceptors: [mapsErrorBodies]))
+        let connect = Middleware.connect(
+            transport: transport, middleware: ConnectMiddleware(interceptors: [mapsErrorBodies]))
         let result = await connect.request(Middleware.Call()).asyncResult
         #expect(Fixtures.error(of: result) as? ServiceError == ServiceError(code: "E_QUOTA"))
     }
 
     @Test func interceptorThatProceedsLeavesTheErrorHandlerInCharge() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"message":"plain"}"#, status: 400) }
-        let connect = Middleware.connect(transport: transport, middleware: ConnectMiddleware(interceptors: [mapsErrorBodies]))
+        let connect = Middleware.connect(
+            transport: transport, middleware: ConnectMiddleware(interceptors: [mapsErrorBodies]))
         let result = await connect.request(Middleware.Call()).asyncResult
         guard case .unacceptableStatus(_, let message)? = Fixtures.error(of: result) as? ConnectError else {
             Issue.record("expected unacceptableStatus, got \(result)")
@@ -101,7 +103,8 @@ struct ResponseInterceptorTests {
     @Test func acceptedResponseStillGoesThroughTheValidators() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"items":[]}"#, status: 404) }
         let accepting = ClosureInterceptor { _ in .accept }
-        let connect = Middleware.connect(transport: transport, middleware: ConnectMiddleware(interceptors: [accepting])) {
+        let connect = Middleware.connect(transport: transport, middleware: ConnectMiddleware(interceptors: [accepting]))
+        {
             $0.validators = [.requiredJSONKeys(["total"])]
         }
         let result = await connect.request(Middleware.Call()).asyncResult

@@ -239,7 +239,8 @@ struct RetryPolicyPipelineTests {
     @Test func retryAfterSecondsGiveThatDelay() async throws {
         let calls = Fixtures.Counter()
         let transport = RecordingTransport { _ in
-            calls.increment() == 1 ? Fixtures.json("{}", status: 503, headers: ["Retry-After": "2"]) : Fixtures.json("{}")
+            calls.increment() == 1
+                ? Fixtures.json("{}", status: 503, headers: ["Retry-After": "2"]) : Fixtures.json("{}")
         }
         let sleep = Middleware.RecordingSleep()
         _ = try await connect(transport, policy: policy(baseDelay: 0.1), sleep: sleep).request(Middleware.Call()).value
@@ -365,7 +366,8 @@ struct RetryPolicyPipelineTests {
 
     @Test func everyRetryIsRebuiltThroughTheAdaptersWithAFreshStamp() async throws {
         let transport = RecordingTransport { request in
-            request.value(forHTTPHeaderField: "X-Stamp") == "stamp-3" ? Fixtures.json("{}") : Fixtures.json("{}", status: 503)
+            request.value(forHTTPHeaderField: "X-Stamp") == "stamp-3"
+                ? Fixtures.json("{}") : Fixtures.json("{}", status: 503)
         }
         let stamps = Fixtures.Counter()
         let stamping = ClosureAdapter { request in
@@ -376,12 +378,15 @@ struct RetryPolicyPipelineTests {
         }
         _ = try await connect(transport, policy: policy(), sleep: Middleware.RecordingSleep(), adapters: [stamping])
             .request(Middleware.Call()).value
-        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Stamp") } == ["stamp-1", "stamp-2", "stamp-3"])
+        #expect(
+            transport.requests.map { $0.value(forHTTPHeaderField: "X-Stamp") } == ["stamp-1", "stamp-2", "stamp-3"])
     }
 
     /// A client whose retries wait in the real `Task.sleep` (5 s), reporting when a sleep starts and
     /// when it ends by throwing.
-    private func backoffClient(_ transport: RecordingTransport) -> (Connect, sleeping: Fixtures.Gate, interrupted: Fixtures.Gate) {
+    private func backoffClient(_ transport: RecordingTransport) -> (
+        Connect, sleeping: Fixtures.Gate, interrupted: Fixtures.Gate
+    ) {
         let sleeping = Fixtures.Gate()
         let interrupted = Fixtures.Gate()
         let realSleep = ConnectConfiguration().sleep

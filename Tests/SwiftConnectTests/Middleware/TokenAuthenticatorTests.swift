@@ -230,7 +230,8 @@ struct TokenAuthenticatorTests {
         let transport = server(accepting: "current")
         let refresher = CountingRefresher { _ in AccessToken("unused") }
         let authenticator = TokenAuthenticator(token: AccessToken("current"), refresher: refresher)
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map(authorization) == ["Bearer current"])
         #expect(refresher.calls.value == 0)
     }
@@ -239,7 +240,8 @@ struct TokenAuthenticatorTests {
         let transport = server(accepting: "new")
         let refresher = CountingRefresher { _ in AccessToken("new") }
         let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map(authorization) == ["Bearer old", "Bearer new"])
         #expect(refresher.replaced.values == [AccessToken("old")])
         #expect(await authenticator.token == AccessToken("new"))
@@ -293,7 +295,8 @@ struct TokenAuthenticatorTests {
         let refresher = CountingRefresher { _ in AccessToken("new", expiresAt: start + 3600) }
         let expired = AccessToken("old", expiresAt: start - 60)
         let authenticator = TokenAuthenticator(token: expired, refresher: refresher, now: { start })
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map(authorization) == ["Bearer new"])
         #expect(refresher.replaced.values == [expired])
     }
@@ -303,7 +306,8 @@ struct TokenAuthenticatorTests {
         let refresher = CountingRefresher { _ in AccessToken("new") }
         let authenticator = TokenAuthenticator(
             token: AccessToken("old", expiresAt: start + 5), refresher: refresher, leeway: 10, now: { start })
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map(authorization) == ["Bearer new"])
     }
 
@@ -312,7 +316,8 @@ struct TokenAuthenticatorTests {
         let refresher = CountingRefresher { _ in AccessToken("new") }
         let authenticator = TokenAuthenticator(
             token: AccessToken("old", expiresAt: start + 11), refresher: refresher, leeway: 10, now: { start })
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map(authorization) == ["Bearer old"])
         #expect(refresher.calls.value == 0)
     }
@@ -321,7 +326,8 @@ struct TokenAuthenticatorTests {
         let transport = server(accepting: "first")
         let refresher = CountingRefresher { _ in AccessToken("first") }
         let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map(authorization) == ["Bearer first"])
         #expect(refresher.replaced.values == [nil])
     }
@@ -440,20 +446,23 @@ struct TokenAuthenticatorTests {
         let refresher = CountingRefresher { _ in AccessToken("fetched") }
         let authenticator = TokenAuthenticator(token: AccessToken("first"), refresher: refresher)
         await authenticator.setToken(nil)
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map(authorization) == ["Bearer fetched"])
         #expect(refresher.calls.value == 1)
     }
 
     @Test func customHeaderCarriesTheTokenAndA401OnItIsRefreshed() async throws {
         let transport = RecordingTransport { request in
-            request.value(forHTTPHeaderField: "X-Auth-Token") == "new" ? Fixtures.json("{}") : Fixtures.json("{}", status: 401)
+            request.value(forHTTPHeaderField: "X-Auth-Token") == "new"
+                ? Fixtures.json("{}") : Fixtures.json("{}", status: 401)
         }
         let refresher = CountingRefresher { _ in AccessToken("new") }
         let authenticator = TokenAuthenticator(
             token: AccessToken("old"), refresher: refresher,
             header: { HTTPHeader(name: "X-Auth-Token", value: $0.value) })
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Auth-Token") } == ["old", "new"])
         #expect(transport.requests.allSatisfy { authorization($0) == nil })
         #expect(refresher.calls.value == 1)
@@ -467,7 +476,8 @@ struct TokenAuthenticatorTests {
             #expect(expired == AccessToken("old"))
             return AccessToken("new")
         }
-        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call()).value
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator).request(Middleware.Call())
+            .value
         #expect(calls.value == 1)
     }
 

@@ -10,7 +10,8 @@ struct FormFieldsTests {
     }
 
     @Test func valuesBecomeTheirTextAsWrittenInTheJSON() throws {
-        let json = #"{"name":"Zoë \"Z\"","count":3,"price":2.50,"tiny":1e-07,"done":true,"off":false,"#
+        let json =
+            #"{"name":"Zoë \"Z\"","count":3,"price":2.50,"tiny":1e-07,"done":true,"off":false,"#
             + #""nested":{"a":[1,"x"]},"list":[true,null],"none":null,"escaped":"a\nb\u00e9"}"#
         #expect(
             try fields(json) == [
@@ -50,7 +51,8 @@ struct FormFieldsTests {
     }
 
     @Test func formParametersPassThroughAndRawDataIsASecondBody() throws {
-        let form = try FormFields.fields(from: .form([URLQueryItem(name: "a", value: "1"), URLQueryItem(name: "a", value: "2")]))
+        let form = try FormFields.fields(
+            from: .form([URLQueryItem(name: "a", value: "1"), URLQueryItem(name: "a", value: "2")]))
         #expect(form.map { "\($0.name)=\($0.value)" } == ["a=1", "a=2"])
         #expect(try FormFields.fields(from: nil).isEmpty)
         #expect(throws: ConnectError.self) { try FormFields.fields(from: .data(Data(), contentType: "x/y")) }

@@ -99,7 +99,9 @@ struct MultipartFormDataTests {
         var multipart = MultipartFormData(boundary: Self.boundary)
         multipart.append(field: "a\"b\r\nc", value: "v")
         multipart.append(
-            File(name: "evil\"\r\nContent-Type: text/html\r\n\r\n.txt", key: "k\n", mimeType: .txt, data: Data("x".utf8)))
+            File(
+                name: "evil\"\r\nContent-Type: text/html\r\n\r\n.txt", key: "k\n", mimeType: .txt, data: Data("x".utf8))
+        )
 
         #expect(
             try encoded(multipart)

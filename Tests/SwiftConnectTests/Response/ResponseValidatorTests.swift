@@ -32,7 +32,9 @@ private func missingKeys(_ keys: [String], in body: String) -> [String]? {
 }
 
 /// The response and underlying error of a `.validationFailed`, or `nil` for any other result.
-private func validationFailure<Value>(_ result: Result<Value, any Error>) -> (response: Response, underlying: any Error)? {
+private func validationFailure<Value>(_ result: Result<Value, any Error>) -> (
+    response: Response, underlying: any Error
+)? {
     guard case .validationFailed(let response, let underlying)? = Fixtures.error(of: result) as? ConnectError else {
         return nil
     }

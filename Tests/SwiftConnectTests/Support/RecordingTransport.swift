@@ -13,9 +13,11 @@ final class RecordingTransport: Transport, @unchecked Sendable {
     private var recorded: [URLRequest] = []
     private let respond: @Sendable (URLRequest) async throws -> StubTransport.Reply
 
-    init(_ respond: @escaping @Sendable (URLRequest) async throws -> StubTransport.Reply = { _ in
-        StubTransport.Reply(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
-    }) {
+    init(
+        _ respond: @escaping @Sendable (URLRequest) async throws -> StubTransport.Reply = { _ in
+            StubTransport.Reply(statusCode: 200, headers: ["Content-Type": "application/json"], body: Data("{}".utf8))
+        }
+    ) {
         self.respond = respond
     }
 
@@ -72,5 +74,6 @@ func makeConnect(
     var configuration = ConnectConfiguration()
     configuration.callbackQueue = DispatchQueue(label: "test.callbacks")
     configuration.logger = logger
-    return Connect(middleware: middleware, errorHandler: errorHandler, configuration: configuration, transport: transport)
+    return Connect(
+        middleware: middleware, errorHandler: errorHandler, configuration: configuration, transport: transport)
 }
