@@ -76,7 +76,9 @@ struct DemoSessionTests {
         let events = Mutex<[DemoEvent]>([])
         let report: DemoReport
         do {
-            report = try await DemoSession(baseURL: server.baseURL, verbose: verbose) { event in events.withLock { $0.append(event) } }.run()
+            report = try await DemoSession(baseURL: server.baseURL, verbose: verbose) { event in
+                events.withLock { $0.append(event) }
+            }.run()
         } catch {
             await server.stop()
             throw error
