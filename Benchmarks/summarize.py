@@ -10,10 +10,10 @@ import sys
 
 # (benchmark name pattern, metric pattern, comparison, bound): the targets of issue 6.
 TARGETS = [
-    (r"^E2E ", r"^throughput ", ">=", 0.97),
-    (r"^E2E ", r"^CPU per request ", "<=", 1.05),
-    (r"^Ratio: full request", r"x1000", "<=", 1.0),
-    (r"^Ratio: path\+query", r"x1000", "<=", 0.5),
+    (r"^E2E-", r"^throughput ", ">=", 0.97),
+    (r"^E2E-", r"^CPU per request ", "<=", 1.05),
+    (r"^Ratio-Build-", r"x1000", "<=", 1.0),
+    (r"^Ratio-PathQuery-", r"x1000", "<=", 0.5),
 ]
 
 

@@ -118,7 +118,10 @@ fi
 
 # ---------------------------------------------------------------- benchmarks
 # package-benchmark builds the suites in release mode and runs each in its own process.
-PLUGIN=(swift package --package-path "$BENCH" --allow-writing-to-package-directory benchmark)
+# From inside Benchmarks/, so that the plugin's relative paths (Thresholds/, .benchmarkBaselines/)
+# land there.
+cd "$BENCH"
+PLUGIN=(swift package --allow-writing-to-package-directory benchmark)
 case "${1:-}" in
     thresholds | baseline | list | help | init)
         status=0

@@ -55,11 +55,11 @@ let benchmarks: @Sendable () -> Void = {
             maxDuration: .seconds(seconds),
             maxIterations: 200,
             skip: serverURL == nil,
-            thresholds: Tolerance.thresholds(for: metrics, ratios: [throughputRatio, cpuRatio])
+            thresholds: Tolerance.thresholds(for: metrics, ratios: [throughputRatio, cpuRatio], ratioPercent: 20)
         )
 
         let awaitAlternation = Alternation()
-        Benchmark("E2E await, \(concurrency) in flight", configuration: configuration) { benchmark in
+        Benchmark("E2E-await-c\(concurrency)", configuration: configuration) { benchmark in
             let (baseline, candidate) = await awaitAlternation.run(
                 baseline: {
                     await Load.run(total: requests, concurrency: concurrency) {
@@ -75,7 +75,7 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         let observeAlternation = Alternation()
-        Benchmark("E2E observe, \(concurrency) in flight", configuration: configuration) { benchmark in
+        Benchmark("E2E-observe-c\(concurrency)", configuration: configuration) { benchmark in
             let (baseline, candidate) = await observeAlternation.run(
                 baseline: {
                     await Load.run(total: requests, concurrency: concurrency) { done in

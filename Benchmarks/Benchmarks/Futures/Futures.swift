@@ -112,29 +112,29 @@ let benchmarks: @Sendable () -> Void = {
         )
     }
 
-    Benchmark("Future: promise, 10 map/flatMap, 3 observers", configuration: configuration()) { benchmark in
+    Benchmark("Future-chain10-observers3", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations { futureChain() }
     }
 
-    Benchmark("async/await: the same chain (baseline)", configuration: configuration()) { benchmark in
+    Benchmark("AsyncAwait-chain10-baseline", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations { await asyncChain() }
     }
 
-    Benchmark("Future: promise and 3 observers, no combinator", configuration: configuration()) { benchmark in
+    Benchmark("Future-promise-observers3", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations { promiseAndObservers() }
     }
 
-    Benchmark("Future: promise, 10 map, 3 observers", configuration: configuration()) { benchmark in
+    Benchmark("Future-map10-observers3", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations { tenMaps() }
     }
 
-    Benchmark("Future: promise, 10 flatMap, 3 observers", configuration: configuration()) { benchmark in
+    Benchmark("Future-flatMap10-observers3", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations { tenFlatMaps() }
     }
 
     let timeRatio = Ratio.metric("Future/async time x1000", prefersLarger: false)
     let alternation = Alternation()
-    Benchmark("Ratio: chain, Future/async-await", configuration: configuration([timeRatio], ratios: [timeRatio])) {
+    Benchmark("Ratio-chain-Future-over-async", configuration: configuration([timeRatio], ratios: [timeRatio])) {
         benchmark in
         let (baseline, candidate) = await alternation.run(
             baseline: {

@@ -123,31 +123,31 @@ let benchmarks: @Sendable () -> Void = {
 
     // Raw figures: time and allocations per request (shown per request: scaling factor 1000).
 
-    Benchmark("Build: Connect (path, 3 query items, JSON body)", configuration: configuration()) { benchmark in
+    Benchmark("Build-Connect", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try connect.urlRequest(for: TodoConnector.update(userId: 42, todoId: 7, draft: draft)))
         }
     }
 
-    Benchmark("Build: URLComponents + JSONEncoder (baseline)", configuration: configuration()) { benchmark in
+    Benchmark("Build-Foundation-baseline", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try Handwritten.update(userId: 42, todoId: 7, draft: draft, encoder: encoder))
         }
     }
 
-    Benchmark("Path+query: Connect", configuration: configuration()) { benchmark in
+    Benchmark("PathQuery-Connect", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try connect.urlRequest(for: TodoConnector.find(userId: 42, todoId: 7)))
         }
     }
 
-    Benchmark("Path+query: URLComponents (baseline)", configuration: configuration()) { benchmark in
+    Benchmark("PathQuery-URLComponents-baseline", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(Handwritten.find(userId: 42, todoId: 7))
         }
     }
 
-    Benchmark("JSONEncoder alone (the body's share)", configuration: configuration()) { benchmark in
+    Benchmark("JSONEncoder-alone", configuration: configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try encoder.encode(draft))
         }
@@ -159,7 +159,7 @@ let benchmarks: @Sendable () -> Void = {
 
     let timeRatio = Ratio.metric("Connect/baseline time x1000", prefersLarger: false)
     let buildAlternation = Alternation()
-    Benchmark("Ratio: full request, Connect/Foundation", configuration: configuration([timeRatio], ratios: [timeRatio])) {
+    Benchmark("Ratio-Build-Connect-over-Foundation", configuration: configuration([timeRatio], ratios: [timeRatio])) {
         benchmark in
         let (baseline, candidate) = try buildAlternation.run(
             baseline: {
@@ -180,7 +180,7 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     let pathAlternation = Alternation()
-    Benchmark("Ratio: path+query, Connect/URLComponents", configuration: configuration([timeRatio], ratios: [timeRatio])) {
+    Benchmark("Ratio-PathQuery-Connect-over-URLComponents", configuration: configuration([timeRatio], ratios: [timeRatio])) {
         benchmark in
         let (baseline, candidate) = try pathAlternation.run(
             baseline: {

@@ -13,9 +13,9 @@ public enum Tolerance {
     /// An allocation count may move by this many percent before it counts as a change.
     public static let allocationPercent = 5.0
 
-    /// For a ratio in thousandths.
-    public static var ratio: BenchmarkThresholds {
-        BenchmarkThresholds(relative: [.p50: ratioPercent, .p90: ratioPercent])
+    /// For a ratio in thousandths, allowed to move by `percent`.
+    public static func ratio(percent: Double = ratioPercent) -> BenchmarkThresholds {
+        BenchmarkThresholds(relative: [.p50: percent, .p90: percent])
     }
 
     /// For an allocation count (nearly deterministic, so tight).
@@ -30,14 +30,17 @@ public enum Tolerance {
 
     /// Tolerances for `metrics`: ratios and allocation counts judged, everything else recorded.
     ///
-    /// - Parameter ratios: The custom metrics that hold ratios.
+    /// - Parameters:
+    ///   - ratios: The custom metrics that hold ratios.
+    ///   - ratioPercent: How far those may move (end-to-end ratios over loopback are noisier than
+    ///     in-process ones).
     public static func thresholds(
-        for metrics: [BenchmarkMetric], ratios: [BenchmarkMetric] = []
+        for metrics: [BenchmarkMetric], ratios: [BenchmarkMetric] = [], ratioPercent: Double = ratioPercent
     ) -> [BenchmarkMetric: BenchmarkThresholds] {
         var result: [BenchmarkMetric: BenchmarkThresholds] = [:]
         for metric in metrics {
             if ratios.contains(metric) {
-                result[metric] = ratio
+                result[metric] = ratio(percent: ratioPercent)
             } else if metric == .mallocCountTotal {
                 result[metric] = allocations
             } else {
