@@ -28,7 +28,8 @@ let benchmarks: @Sendable () -> Void = {
     let throughputRatio = Ratio.metric("throughput Connect/URLSession x1000", prefersLarger: true)
     let cpuRatio = Ratio.metric("CPU per request Connect/URLSession x1000", prefersLarger: false)
     let connectRate = BenchmarkMetric.custom("Connect requests/s", polarity: .prefersLarger, useScalingFactor: false)
-    let baselineRate = BenchmarkMetric.custom("URLSession requests/s", polarity: .prefersLarger, useScalingFactor: false)
+    let baselineRate = BenchmarkMetric.custom(
+        "URLSession requests/s", polarity: .prefersLarger, useScalingFactor: false)
     let connectCPU = BenchmarkMetric.custom("Connect CPU ns/request", useScalingFactor: false)
     let baselineCPU = BenchmarkMetric.custom("URLSession CPU ns/request", useScalingFactor: false)
     let metrics = [throughputRatio, cpuRatio, connectRate, baselineRate, connectCPU, baselineCPU]

@@ -10,7 +10,7 @@ enum Load {
     ) async -> Elapsed {
         let share = total / concurrency
         let failures = FailureCount()
-        let elapsed = await Elapsed.measure {
+        let elapsed = await Elapsed.measureAsync {
             await withTaskGroup(of: Void.self) { group in
                 for _ in 0..<concurrency {
                     group.addTask {
@@ -32,7 +32,7 @@ enum Load {
     ) async -> Elapsed {
         let share = total / concurrency
         let failures = FailureCount()
-        let elapsed = await Elapsed.measure {
+        let elapsed = await Elapsed.measureAsync {
             await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
                 let workersLeft = Countdown(concurrency)
                 @Sendable func next(_ left: Int) {
@@ -54,8 +54,8 @@ enum Load {
 }
 
 /// Counts down to zero from several threads.
-// @unchecked Sendable: `count` is only touched under `lock`.
 final class Countdown: @unchecked Sendable {
+    // @unchecked Sendable: `count` is only touched under `lock`.
     private let lock = NSLock()
     private var count: Int
 
@@ -73,8 +73,8 @@ final class Countdown: @unchecked Sendable {
 }
 
 /// Failed requests make a throughput figure meaningless: the run stops and says why.
-// @unchecked Sendable: `first` and `count` are only touched under `lock`.
 final class FailureCount: @unchecked Sendable {
+    // @unchecked Sendable: `first` and `count` are only touched under `lock`.
     private let lock = NSLock()
     private var first: (any Error)?
     private var count = 0

@@ -138,7 +138,7 @@ let benchmarks: @Sendable () -> Void = {
         benchmark in
         let (baseline, candidate) = await alternation.run(
             baseline: {
-                await Elapsed.measure {
+                await Elapsed.measureAsync {
                     for _ in benchmark.scaledIterations { await asyncChain() }
                 }
             },

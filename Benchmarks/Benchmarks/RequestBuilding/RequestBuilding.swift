@@ -172,7 +172,8 @@ let benchmarks: @Sendable () -> Void = {
             candidate: {
                 try Elapsed.measure {
                     for _ in benchmark.scaledIterations {
-                        blackHole(try connect.urlRequest(for: TodoConnector.update(userId: 42, todoId: 7, draft: draft)))
+                        blackHole(
+                            try connect.urlRequest(for: TodoConnector.update(userId: 42, todoId: 7, draft: draft)))
                     }
                 }
             })
@@ -180,7 +181,9 @@ let benchmarks: @Sendable () -> Void = {
     }
 
     let pathAlternation = Alternation()
-    Benchmark("Ratio-PathQuery-Connect-over-URLComponents", configuration: configuration([timeRatio], ratios: [timeRatio])) {
+    Benchmark(
+        "Ratio-PathQuery-Connect-over-URLComponents", configuration: configuration([timeRatio], ratios: [timeRatio])
+    ) {
         benchmark in
         let (baseline, candidate) = try pathAlternation.run(
             baseline: {

@@ -45,7 +45,7 @@ public struct Elapsed: Sendable {
     }
 
     /// Times asynchronous work.
-    public static func measure(_ work: () async throws -> Void) async rethrows -> Elapsed {
+    public static func measureAsync(_ work: () async throws -> Void) async rethrows -> Elapsed {
         let start = Reading.now()
         try await work()
         return Reading.now().since(start)

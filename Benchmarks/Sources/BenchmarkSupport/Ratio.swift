@@ -26,9 +26,9 @@ public enum Ratio {
 
 /// Runs a baseline and a candidate back to back, swapping their order on every call, so that
 /// neither always runs first (on a warmer cache, or a quieter machine).
-// @unchecked Sendable: `calls` is only touched by `run`, which package-benchmark calls from one
-// task at a time (iterations never overlap).
 public final class Alternation: @unchecked Sendable {
+    // @unchecked Sendable: `calls` is only touched by `run`, which package-benchmark calls from one
+    // task at a time (iterations never overlap).
     private var calls = 0
 
     /// Creates an alternation that starts with the baseline.
