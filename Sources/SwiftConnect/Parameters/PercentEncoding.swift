@@ -15,7 +15,14 @@ enum PercentEncoding {
 
     /// "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="
     static func isSubDelimiter(_ byte: UInt8) -> Bool {
-        "!$&'()*+,;=".utf8.contains(byte)
+        switch byte {
+        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
+            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
+            UInt8(ascii: "="):
+            return true
+        default:
+            return false
+        }
     }
 
     /// Characters a developer-written path may keep: pchar and "/".
@@ -32,29 +39,39 @@ enum PercentEncoding {
     /// Encodes every byte of `string` for which `keep` is false. With `keepingEscapes`, an
     /// existing `%XX` escape is kept as it is.
     static func encode(_ string: String, keepingEscapes: Bool = false, keep: (UInt8) -> Bool) -> String {
-        let bytes = Array(string.utf8)
-        if bytes.allSatisfy(keep) { return string }
+        if string.utf8.allSatisfy(keep) { return string }
         var output: [UInt8] = []
-        output.reserveCapacity(bytes.count * 3)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if keep(byte) {
-                output.append(byte)
-            } else if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
-            {
-                output.append(contentsOf: bytes[index...index + 2])
-                index += 3
-                continue
-            } else {
-                output.append(UInt8(ascii: "%"))
-                output.append(hex[Int(byte >> 4)])
-                output.append(hex[Int(byte & 0x0F)])
-            }
-            index += 1
-        }
+        append(string, keepingEscapes: keepingEscapes, keep: keep, to: &output)
         return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Appends `string` to `output`, encoding every byte for which `keep` is false (see
+    /// ``encode(_:keepingEscapes:keep:)``).
+    static func append(
+        _ string: String, keepingEscapes: Bool = false, keep: (UInt8) -> Bool, to output: inout [UInt8]
+    ) {
+        var string = string
+        string.withUTF8 { bytes in
+            output.reserveCapacity(output.count + bytes.count * 3)
+            var index = 0
+            while index < bytes.count {
+                let byte = bytes[index]
+                if keep(byte) {
+                    output.append(byte)
+                } else if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                    isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
+                {
+                    output.append(contentsOf: bytes[index...index + 2])
+                    index += 3
+                    continue
+                } else {
+                    output.append(UInt8(ascii: "%"))
+                    output.append(hex[Int(byte >> 4)])
+                    output.append(hex[Int(byte & 0x0F)])
+                }
+                index += 1
+            }
+        }
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -83,16 +100,17 @@ enum PercentEncoding {
 
     /// `name=value&name2=value2`, each part encoded as a query component.
     static func queryString(_ items: [URLQueryItem]) -> String {
-        var result = ""
+        if items.isEmpty { return "" }
+        var output: [UInt8] = []
         for item in items {
-            if !result.isEmpty { result += "&" }
-            result += queryComponent(item.name)
+            if !output.isEmpty { output.append(UInt8(ascii: "&")) }
+            append(item.name, keep: isUnreserved, to: &output)
             if let value = item.value {
-                result += "="
-                result += queryComponent(value)
+                output.append(UInt8(ascii: "="))
+                append(value, keep: isUnreserved, to: &output)
             }
         }
-        return result
+        return String(decoding: output, as: UTF8.self)
     }
 
     /// An `application/x-www-form-urlencoded` body: as a query string, every reserved character

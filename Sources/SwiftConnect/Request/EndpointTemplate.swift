@@ -11,11 +11,12 @@ struct EndpointTemplate {
     /// The query part, after the first `?` (empty when there is none).
     let query: [Piece]
     /// Every slot name, in order of appearance.
-    var slots: [String] {
-        (path + query).compactMap { if case .slot(let name) = $0 { return name } else { return nil } }
-    }
+    let slots: [String]
 
     /// Parses `endpoint`.
+    ///
+    /// The delimiters are ASCII, so the scan runs over UTF-8 bytes and slices the string at them:
+    /// no per-character work, no string built a character at a time.
     ///
     /// - Throws: ``InvalidRequestReason/malformedEndpoint(_:detail:)`` for an unclosed `{`, a
     ///   stray `}`, an empty or nested slot, or a `#` fragment.
@@ -25,49 +26,60 @@ struct EndpointTemplate {
         }
         var path: [Piece] = []
         var query: [Piece] = []
+        var slots: [String] = []
         var inQuery = false
-        var literal = ""
-        var slot: String?
+        let utf8 = endpoint.utf8
+        var literalStart = utf8.startIndex
+        var slotStart: String.Index?
 
-        func flushLiteral() {
-            guard !literal.isEmpty else { return }
-            if inQuery { query.append(.literal(literal)) } else { path.append(.literal(literal)) }
-            literal = ""
+        func append(_ piece: Piece) {
+            if inQuery { query.append(piece) } else { path.append(piece) }
+        }
+        func flushLiteral(upTo end: String.Index) {
+            if literalStart < end { append(.literal(String(endpoint[literalStart..<end]))) }
         }
 
-        for character in endpoint {
-            if var name = slot {
-                switch character {
-                case "}":
-                    guard !name.isEmpty else { throw malformed("empty slot {}") }
-                    if inQuery { query.append(.slot(name)) } else { path.append(.slot(name)) }
-                    slot = nil
-                case "{", "/", "?", "#":
-                    throw malformed("unclosed slot {\(name)")
+        var index = utf8.startIndex
+        while index < utf8.endIndex {
+            let byte = utf8[index]
+            let next = utf8.index(after: index)
+            if let start = slotStart {
+                switch byte {
+                case UInt8(ascii: "}"):
+                    guard start < index else { throw malformed("empty slot {}") }
+                    let name = String(endpoint[start..<index])
+                    append(.slot(name))
+                    slots.append(name)
+                    slotStart = nil
+                    literalStart = next
+                case UInt8(ascii: "{"), UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"):
+                    throw malformed("unclosed slot {\(endpoint[start..<index])")
                 default:
-                    name.append(character)
-                    slot = name
+                    break
                 }
-                continue
+            } else {
+                switch byte {
+                case UInt8(ascii: "{"):
+                    flushLiteral(upTo: index)
+                    slotStart = next
+                case UInt8(ascii: "}"):
+                    throw malformed("'}' without '{'")
+                case UInt8(ascii: "#"):
+                    throw malformed("an endpoint cannot carry a #fragment")
+                case UInt8(ascii: "?") where !inQuery:
+                    flushLiteral(upTo: index)
+                    inQuery = true
+                    literalStart = next
+                default:
+                    break
+                }
             }
-            switch character {
-            case "{":
-                flushLiteral()
-                slot = ""
-            case "}":
-                throw malformed("'}' without '{'")
-            case "#":
-                throw malformed("an endpoint cannot carry a #fragment")
-            case "?" where !inQuery:
-                flushLiteral()
-                inQuery = true
-            default:
-                literal.append(character)
-            }
+            index = next
         }
-        if let slot { throw malformed("unclosed slot {\(slot)") }
-        flushLiteral()
+        if let start = slotStart { throw malformed("unclosed slot {\(endpoint[start...])") }
+        flushLiteral(upTo: utf8.endIndex)
         self.path = path
         self.query = query
+        self.slots = slots
     }
 }
