@@ -35,6 +35,7 @@ let package = Package(
         suite("EndToEnd"),
         suite("RequestBuilding"),
         suite("Futures"),
+        suite("Uploads"),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,13 +7,17 @@
 #   scripts/bench.sh thresholds check      compare a run with Benchmarks/Thresholds (exit 2: a
 #                                          regression, 4: only improvements, 0: equal)
 #   scripts/bench.sh thresholds update     record a run as the new thresholds
-#   scripts/bench.sh --server-only         start nginx, print SWIFTCONNECT_BENCH_URL=..., wait
+#   scripts/bench.sh --server-only         start the servers, print SWIFTCONNECT_BENCH_URL=... and
+#                                          SWIFTCONNECT_BENCH_SINK_URL=..., wait
 #
 # nginx comes from Debian's packages (installed with apt-get when missing and running as root). It
 # runs as this script's own process, from a config in a temporary directory, on a free 127.0.0.1
-# port, serving Benchmarks/Server/todo.json with keep-alive; it is stopped by pid on exit.
+# port, serving Benchmarks/Server/todo.json with keep-alive; it is stopped by pid on exit. Beside it,
+# Benchmarks/Server/sink.py (python3, standard library) reads upload bodies to the end and discards
+# them, for the Uploads suite; also stopped by pid.
 # Environment knobs:
 #   SWIFTCONNECT_BENCH_SECONDS   time per end-to-end benchmark (default 8)
+#   SWIFTCONNECT_BENCH_UPLOAD_1GIB=1  adds the 1 GiB upload to the Uploads suite (about 1½ minutes more)
 #   BENCH_NGINX                  nginx binary (default: nginx on PATH, or /usr/sbin/nginx)
 set -euo pipefail
 
@@ -53,7 +57,13 @@ fi
 
 PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/swiftconnect-bench.XXXXXX")"
 SERVER_PID=""
+SINK_PID=""
 cleanup() {
+    if [ -n "$SINK_PID" ]; then
+        kill "$SINK_PID" 2>/dev/null || true
+        wait "$SINK_PID" 2>/dev/null || true
+        SINK_PID=""
+    fi
     if [ -n "$SERVER_PID" ]; then
         kill "$SERVER_PID" 2>/dev/null || true
         wait "$SERVER_PID" 2>/dev/null || true
@@ -106,12 +116,41 @@ start_server() {
     exit 1
 }
 
+# The upload sink: 0 once it answers, 1 otherwise.
+start_sink() {
+    local attempt port deadline
+    for attempt in 1 2 3; do
+        port="$(free_port)"
+        python3 "$BENCH/Server/sink.py" "$port" &
+        SINK_PID=$!
+        deadline=$((SECONDS + 10))
+        while [ $SECONDS -lt $deadline ] && kill -0 "$SINK_PID" 2>/dev/null; do
+            if python3 -c 'import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=1)' \
+                "http://127.0.0.1:$port/" 2>/dev/null; then
+                SINK_URL="http://127.0.0.1:$port"
+                return 0
+            fi
+            sleep 0.1
+        done
+        log "the upload sink did not start on port $port (attempt $attempt)"
+        kill "$SINK_PID" 2>/dev/null || true
+        wait "$SINK_PID" 2>/dev/null || true
+        SINK_PID=""
+    done
+    log "ERROR: could not start the upload sink"
+    exit 1
+}
+
 start_server
 export SWIFTCONNECT_BENCH_URL="$SERVER_URL"
 log "nginx $("$NGINX" -v 2>&1 | sed 's/.*\///') (pid $SERVER_PID) serving $SERVER_URL"
+start_sink
+export SWIFTCONNECT_BENCH_SINK_URL="$SINK_URL"
+log "upload sink (pid $SINK_PID) at $SINK_URL"
 
 if [ "$SERVER_ONLY" = 1 ]; then
     echo "SWIFTCONNECT_BENCH_URL=$SERVER_URL"
+    echo "SWIFTCONNECT_BENCH_SINK_URL=$SINK_URL"
     wait "$SERVER_PID"
     exit 0
 fi
