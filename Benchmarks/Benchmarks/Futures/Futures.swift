@@ -96,45 +96,32 @@ func asyncChain() async {
 }
 
 let benchmarks: @Sendable () -> Void = {
-    let measured: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
-    func configuration(_ metrics: [BenchmarkMetric] = measured, ratios: [BenchmarkMetric] = [])
-        -> Benchmark.Configuration
-    {
-        .init(
-            metrics: metrics,
-            timeUnits: .nanoseconds,
-            units: Ratio.plainUnits(metrics.filter { $0 != .throughput && $0 != .wallClock }),
-            warmupIterations: 10,
-            scalingFactor: .kilo,
-            maxDuration: .seconds(3),
-            maxIterations: 1000,
-            thresholds: Tolerance.thresholds(for: metrics, ratios: ratios)
-        )
-    }
 
-    Benchmark("Future-chain10-observers3", configuration: configuration()) { benchmark in
+    Benchmark("Future-chain10-observers3", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations { futureChain() }
     }
 
-    Benchmark("AsyncAwait-chain10-baseline", configuration: configuration()) { benchmark in
+    Benchmark("AsyncAwait-chain10-baseline", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations { await asyncChain() }
     }
 
-    Benchmark("Future-promise-observers3", configuration: configuration()) { benchmark in
+    Benchmark("Future-promise-observers3", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations { promiseAndObservers() }
     }
 
-    Benchmark("Future-map10-observers3", configuration: configuration()) { benchmark in
+    Benchmark("Future-map10-observers3", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations { tenMaps() }
     }
 
-    Benchmark("Future-flatMap10-observers3", configuration: configuration()) { benchmark in
+    Benchmark("Future-flatMap10-observers3", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations { tenFlatMaps() }
     }
 
     let timeRatio = Ratio.metric("Future/async time x1000", prefersLarger: false)
     let alternation = Alternation()
-    Benchmark("Ratio-chain-Future-over-async", configuration: configuration([timeRatio], ratios: [timeRatio])) {
+    Benchmark(
+        "Ratio-chain-Future-over-async", configuration: MicroBenchmark.configuration([timeRatio], ratios: [timeRatio])
+    ) {
         benchmark in
         let (baseline, candidate) = await alternation.run(
             baseline: {

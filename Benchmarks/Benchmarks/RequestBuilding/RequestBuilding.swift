@@ -105,49 +105,33 @@ let benchmarks: @Sendable () -> Void = {
         fatalError("building the benchmark request failed: \(error)")
     }
 
-    let measured: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
-    func configuration(_ metrics: [BenchmarkMetric] = measured, ratios: [BenchmarkMetric] = [])
-        -> Benchmark.Configuration
-    {
-        .init(
-            metrics: metrics,
-            timeUnits: .nanoseconds,
-            units: Ratio.plainUnits(metrics.filter { $0 != .throughput && $0 != .wallClock }),
-            warmupIterations: 10,
-            scalingFactor: .kilo,
-            maxDuration: .seconds(3),
-            maxIterations: 1000,
-            thresholds: Tolerance.thresholds(for: metrics, ratios: ratios)
-        )
-    }
-
     // Raw figures: time and allocations per request (shown per request: scaling factor 1000).
 
-    Benchmark("Build-Connect", configuration: configuration()) { benchmark in
+    Benchmark("Build-Connect", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try connect.urlRequest(for: TodoConnector.update(userId: 42, todoId: 7, draft: draft)))
         }
     }
 
-    Benchmark("Build-Foundation-baseline", configuration: configuration()) { benchmark in
+    Benchmark("Build-Foundation-baseline", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try Handwritten.update(userId: 42, todoId: 7, draft: draft, encoder: encoder))
         }
     }
 
-    Benchmark("PathQuery-Connect", configuration: configuration()) { benchmark in
+    Benchmark("PathQuery-Connect", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try connect.urlRequest(for: TodoConnector.find(userId: 42, todoId: 7)))
         }
     }
 
-    Benchmark("PathQuery-URLComponents-baseline", configuration: configuration()) { benchmark in
+    Benchmark("PathQuery-URLComponents-baseline", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(Handwritten.find(userId: 42, todoId: 7))
         }
     }
 
-    Benchmark("JSONEncoder-alone", configuration: configuration()) { benchmark in
+    Benchmark("JSONEncoder-alone", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try encoder.encode(draft))
         }
@@ -159,7 +143,10 @@ let benchmarks: @Sendable () -> Void = {
 
     let timeRatio = Ratio.metric("Connect/baseline time x1000", prefersLarger: false)
     let buildAlternation = Alternation()
-    Benchmark("Ratio-Build-Connect-over-Foundation", configuration: configuration([timeRatio], ratios: [timeRatio])) {
+    Benchmark(
+        "Ratio-Build-Connect-over-Foundation",
+        configuration: MicroBenchmark.configuration([timeRatio], ratios: [timeRatio])
+    ) {
         benchmark in
         let (baseline, candidate) = try buildAlternation.run(
             baseline: {
@@ -182,7 +169,8 @@ let benchmarks: @Sendable () -> Void = {
 
     let pathAlternation = Alternation()
     Benchmark(
-        "Ratio-PathQuery-Connect-over-URLComponents", configuration: configuration([timeRatio], ratios: [timeRatio])
+        "Ratio-PathQuery-Connect-over-URLComponents",
+        configuration: MicroBenchmark.configuration([timeRatio], ratios: [timeRatio])
     ) {
         benchmark in
         let (baseline, candidate) = try pathAlternation.run(
