@@ -53,7 +53,7 @@ struct Pipeline: Sendable {
                     return .failure(ConnectError.cancelled)
                 }
             case .redirect(let url):
-                request = RedirectSafety.request(request, movedTo: url)
+                request.url = url  // method and body kept; attemptOnce keeps credentials to `origin`
             case .doNotRetry:
                 return outcome.result
             case .doNotRetryWithError(let error):

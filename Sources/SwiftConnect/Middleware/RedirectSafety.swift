@@ -50,14 +50,6 @@ enum RedirectSafety {
         return removingCredentials(from: request, unlessSentTo: previous.url)
     }
 
-    /// `request` sent to `url` instead, method and body kept, credentials dropped if `url` is on
-    /// another origin (for ``RetryResult/redirect(to:)``).
-    static func request(_ request: URLRequest, movedTo url: URL) -> URLRequest {
-        var moved = request
-        moved.url = url
-        return removingCredentials(from: moved, unlessSentTo: request.url)
-    }
-
     /// Removes credential headers from `request` unless it goes to the same origin as `origin`.
     static func removingCredentials(from request: URLRequest, unlessSentTo origin: URL?) -> URLRequest {
         guard !isSameOrigin(origin, request.url) else { return request }
