@@ -1,5 +1,12 @@
 import Foundation
 
+extension Future {
+    /// The decoder to use: the one passed, else the `Connect` configuration's, else a default one.
+    func resolvedDecoder(_ decoder: JSONDecoder?) -> JSONDecoder {
+        decoder ?? context.decoder ?? JSONDecoder()
+    }
+}
+
 extension Future where Value == Data {
     /// Decodes the body as JSON into `type`, optionally at a dot-separated key path.
     ///
@@ -21,7 +28,7 @@ extension Future where Value == Data {
     )
         -> Future<T>
     {
-        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        let decoder = resolvedDecoder(decoder)
         return map { data in
             try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
         }
@@ -38,7 +45,7 @@ extension Future where Value == Data {
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
-        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        let decoder = resolvedDecoder(decoder)
         return map { data in
             try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
         }
@@ -59,7 +66,7 @@ extension Future where Value == Response {
     )
         -> Future<T>
     {
-        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        let decoder = resolvedDecoder(decoder)
         return map { response in
             try BodyDecoder.decode(type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
         }
@@ -75,7 +82,7 @@ extension Future where Value == Response {
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
-        let decoder = decoder ?? context.decoder ?? JSONDecoder()
+        let decoder = resolvedDecoder(decoder)
         return map { response in
             try BodyDecoder.decodeIfPresent(
                 type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
