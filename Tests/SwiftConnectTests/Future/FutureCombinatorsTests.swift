@@ -6,7 +6,6 @@ import Testing
 
 private typealias Fixtures = FutureFixtures
 private typealias Log = FutureFixtures.Log
-private typealias Counter = FutureFixtures.Counter
 private typealias TestError = FutureFixtures.TestError
 private typealias ReferenceError = FutureFixtures.ReferenceError
 private typealias MarkedQueue = FutureFixtures.MarkedQueue
@@ -104,7 +103,7 @@ struct FutureCombinatorsTests {
             return 0
         }
         #expect(recovered.result?.futureTestValue == 0)
-        #expect(log.events == [2], "the transform receives the original error")
+        #expect(log.values == [2], "the transform receives the original error")
     }
 
     @Test func recoverThatThrowsKeepsTheFutureFailed() {
@@ -182,7 +181,7 @@ struct FutureCombinatorsTests {
                 received.append(original as? ReferenceError === error)
                 return original
             }
-        #expect(received.events == [true])
+        #expect(received.values == [true])
         #expect(chained.result?.futureTestError as? ReferenceError === error)
     }
 
@@ -212,9 +211,9 @@ struct FutureCombinatorsTests {
             }
         }
         #expect(inTime)
-        #expect(observerOnTarget.events == [true])
+        #expect(observerOnTarget.values == [true])
         let expectedTransformCalls = derivation == .discardingValue ? 0 : 1
-        #expect(transformOnTarget.events == Array(repeating: true, count: expectedTransformCalls))
+        #expect(transformOnTarget.values == Array(repeating: true, count: expectedTransformCalls))
     }
 
     @Test(arguments: Derivation.allCases)
@@ -232,7 +231,7 @@ struct FutureCombinatorsTests {
             }
         }
         let expectedTransformCalls = derivation == .discardingValue ? 0 : 1
-        #expect(onCompleter.events == Array(repeating: true, count: expectedTransformCalls))
+        #expect(onCompleter.values == Array(repeating: true, count: expectedTransformCalls))
     }
 
     @Test(arguments: Derivation.allCases)
@@ -348,8 +347,8 @@ struct FutureCombinatorsTests {
         }
         root.succeed(0)
         #expect(tail.result?.futureTestValue == 500)
-        let first = try #require(depths.events.first)
-        let last = try #require(depths.events.last)
+        let first = try #require(depths.values.first)
+        let last = try #require(depths.values.last)
         #expect(abs(first - last) < Fixtures.iterativeStackBound)
     }
 
@@ -367,8 +366,8 @@ struct FutureCombinatorsTests {
         }
         root.succeed(0)
         #expect(tail.result?.futureTestValue == 500)
-        let first = try #require(depths.events.first)
-        let last = try #require(depths.events.last)
+        let first = try #require(depths.values.first)
+        let last = try #require(depths.values.last)
         #expect(
             abs(first - last) < Fixtures.iterativeStackBound,
             "the stack grew \(abs(first - last)) bytes over 500 links: flatMap recurses"
@@ -387,8 +386,8 @@ struct FutureCombinatorsTests {
         }
         root.fail(TestError(id: -1))
         #expect(tail.result?.futureTestError as? TestError == TestError(id: 499))
-        let first = try #require(depths.events.first)
-        let last = try #require(depths.events.last)
+        let first = try #require(depths.values.first)
+        let last = try #require(depths.values.last)
         #expect(
             abs(first - last) < Fixtures.iterativeStackBound,
             "the stack grew \(abs(first - last)) bytes over 500 links: flatRecover recurses"
@@ -407,7 +406,7 @@ struct FutureCombinatorsTests {
         tail.cancel()
 
         #expect(head.result?.isConnectCancellation == true)
-        let atHead = try #require(depths.events.first)
+        let atHead = try #require(depths.values.first)
         #expect(
             abs(base - atHead) < Fixtures.iterativeStackBound,
             "the stack grew \(abs(base - atHead)) bytes over 500 links: cancel() recurses"

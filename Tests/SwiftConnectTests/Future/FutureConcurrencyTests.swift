@@ -4,7 +4,6 @@ import Testing
 @testable import SwiftConnect
 
 private typealias Fixtures = FutureFixtures
-private typealias Counter = FutureFixtures.Counter
 private typealias TestError = FutureFixtures.TestError
 
 @Suite("Future: async/await bridge")

@@ -23,37 +23,8 @@ enum FutureFixtures {
 
     // MARK: Thread-safe recording
 
-    /// A thread-safe log of events, in the order they were appended.
-    final class Log<Element: Sendable>: @unchecked Sendable {
-        // @unchecked Sendable: `storage` is only touched while `lock` is held.
-        private let lock = NSLock()
-        private var storage: [Element] = []
-
-        func append(_ element: Element) {
-            lock.withLock { storage.append(element) }
-        }
-
-        var events: [Element] { lock.withLock { storage } }
-        var count: Int { lock.withLock { storage.count } }
-    }
-
-    /// A thread-safe counter.
-    final class Counter: @unchecked Sendable {
-        // @unchecked Sendable: `count` is only touched while `lock` is held.
-        private let lock = NSLock()
-        private var count = 0
-
-        /// Adds one and returns the new value.
-        @discardableResult
-        func increment() -> Int {
-            lock.withLock {
-                count += 1
-                return count
-            }
-        }
-
-        var value: Int { lock.withLock { count } }
-    }
+    typealias Log = Recorder
+    typealias Counter = SwiftConnectTests.Counter
 
     /// A flag that can be claimed once, from any thread.
     final class Once: @unchecked Sendable {
@@ -118,7 +89,7 @@ enum FutureFixtures {
                 done()
             }
         }
-        return inTime ? log.events.first : nil
+        return inTime ? log.values.first : nil
     }
 
     /// Runs `body` on a thread of its own and waits for it to return.
@@ -145,7 +116,7 @@ enum FutureFixtures {
                 done()
             }
         }
-        return inTime ? log.events.first : nil
+        return inTime ? log.values.first : nil
     }
 
     /// The address of a local of the caller's frame: comparing two tells how deep the stack grew.

@@ -5,7 +5,6 @@ import Testing
 @testable import SwiftConnect
 
 private typealias Fixtures = FutureFixtures
-private typealias Counter = FutureFixtures.Counter
 private typealias TestError = FutureFixtures.TestError
 
 /// Many threads racing to complete, cancel and observe the same futures. Run under

@@ -6,7 +6,6 @@ import Testing
 
 private typealias Fixtures = FutureFixtures
 private typealias Log = FutureFixtures.Log
-private typealias Counter = FutureFixtures.Counter
 private typealias TestError = FutureFixtures.TestError
 private typealias Tracked = FutureFixtures.Tracked
 private typealias MarkedQueue = FutureFixtures.MarkedQueue
@@ -47,7 +46,7 @@ struct FutureTests {
         promise.succeed(2)
         promise.fail(TestError(id: 3))
 
-        #expect(log.events == Array(0..<100))
+        #expect(log.values == Array(0..<100))
     }
 
     @Test func observersOnACallbackQueueRunOnceInRegistrationOrder() async {
@@ -65,14 +64,14 @@ struct FutureTests {
         }
         #expect(inTime)
         target.queue.sync {}
-        #expect(log.events == Array(0..<100))
+        #expect(log.values == Array(0..<100))
     }
 
     @Test func observingACompletedFutureStillRunsTheObserver() {
         let future = Future(value: 5)
         let log = Log<Int>()
         future.observe { log.append($0.futureTestValue ?? -1) }
-        #expect(log.events == [5], "without a queue it runs at once, on the observing thread")
+        #expect(log.values == [5], "without a queue it runs at once, on the observing thread")
     }
 
     @Test func observersRegisteredAfterCompletionRunInRegistrationOrder() {
@@ -82,7 +81,7 @@ struct FutureTests {
         for index in 0..<100 {
             promise.future.observe { _ in log.append(index) }
         }
-        #expect(log.events == Array(0..<100))
+        #expect(log.values == Array(0..<100))
     }
 
     @Test func observersSeeTheSameSingleResult() {
@@ -92,7 +91,7 @@ struct FutureTests {
         promise.succeed(8)
         promise.future.observe { log.append($0.futureTestValue ?? -1) }
         promise.fail(TestError(id: 1))
-        #expect(log.events == [8, 8])
+        #expect(log.values == [8, 8])
     }
 
     @Test func observeReturnsTheSameFutureForChaining() {
@@ -104,7 +103,7 @@ struct FutureTests {
             .whenSuccess { _ in log.append("success") }
             .whenFailure { _ in log.append("failure") }
         #expect(returned === future)
-        #expect(log.events == ["observe", "success"])
+        #expect(log.values == ["observe", "success"])
     }
 
     @Test func whenSuccessRunsWithTheValueOnlyOnSuccess() {
@@ -115,7 +114,7 @@ struct FutureTests {
         failing.future.whenSuccess { log.append($0) }
         succeeding.succeed(3)
         failing.fail(TestError(id: 4))
-        #expect(log.events == [3])
+        #expect(log.values == [3])
     }
 
     @Test func whenFailureRunsWithTheErrorOnlyOnFailure() {
@@ -126,7 +125,7 @@ struct FutureTests {
         failing.future.whenFailure { log.append(($0 as? TestError)?.id ?? -1) }
         succeeding.succeed(3)
         failing.fail(TestError(id: 4))
-        #expect(log.events == [4])
+        #expect(log.values == [4])
     }
 
     // MARK: Where observers run
@@ -144,7 +143,7 @@ struct FutureTests {
             completer.queue.async { promise.succeed(1) }
         }
         #expect(inTime)
-        #expect(onTarget.events == [true])
+        #expect(onTarget.values == [true])
     }
 
     @Test func observerOfACompletedFutureWithAQueueRunsOnThatQueueNotTheCaller() async {
@@ -161,7 +160,7 @@ struct FutureTests {
             }
         }
         #expect(inTime)
-        #expect(onTarget.events == [true])
+        #expect(onTarget.values == [true])
     }
 
     @Test func withoutAQueueObserversRunOnTheCompletingThread() {
@@ -170,7 +169,7 @@ struct FutureTests {
         let onCompleter = Log<Bool>()
         promise.future.observe { _ in onCompleter.append(completer.isCurrent) }
         _ = completer.queue.sync { promise.succeed(1) }
-        #expect(onCompleter.events == [true], "ran synchronously, on the completing queue")
+        #expect(onCompleter.values == [true], "ran synchronously, on the completing queue")
     }
 
     @Test func withoutAQueueObserversOfACompletedFutureRunOnTheObservingThread() {
@@ -183,7 +182,7 @@ struct FutureTests {
             promise.future.observe { _ in log.append(observer.isCurrent ? "on observer" : "elsewhere") }
             log.append("observe returned")
         }
-        #expect(log.events == ["on observer", "observe returned"])
+        #expect(log.values == ["on observer", "observe returned"])
     }
 
     // MARK: Never under a lock
@@ -198,7 +197,7 @@ struct FutureTests {
         }
         let finished = await Fixtures.finishes { promise.succeed(1) }
         #expect(finished, "re-entering the future from its observer deadlocked")
-        #expect(log.events == ["outer", "inner"])
+        #expect(log.values == ["outer", "inner"])
     }
 
     @Test func observerCanReadItsOwnFuturesResultAndCancelIt() async {
@@ -213,7 +212,7 @@ struct FutureTests {
         }
         let finished = await Fixtures.finishes { promise.succeed(9) }
         #expect(finished, "re-entering the future from its observer deadlocked")
-        #expect(log.events == [9, 1])
+        #expect(log.values == [9, 1])
         #expect(future.result?.futureTestValue == 9)
     }
 
@@ -233,7 +232,7 @@ struct FutureTests {
         promise.future.observe { _ in log.append(promise.succeed(2)) }
         let finished = await Fixtures.finishes { promise.succeed(1) }
         #expect(finished)
-        #expect(log.events == [false])
+        #expect(log.values == [false])
         #expect(promise.future.result?.futureTestValue == 1)
     }
 
@@ -241,14 +240,14 @@ struct FutureTests {
         let holder = Log<Future<Int>>()
         let log = Log<String>()
         let future = Future<Int>(callbackQueue: nil) {
-            guard let future = holder.events.first else { return }
+            guard let future = holder.values.first else { return }
             log.append(future.result?.isConnectCancellation == true ? "cancelled" : "not cancelled")
             future.observe { _ in log.append("observed") }
         }
         holder.append(future)
         let finished = await Fixtures.finishes { future.cancel() }
         #expect(finished, "re-entering the future from its cancel action deadlocked")
-        #expect(log.events == ["cancelled", "observed"])
+        #expect(log.values == ["cancelled", "observed"])
     }
 
     // MARK: Callbacks are released after they run
@@ -335,7 +334,7 @@ struct FutureTests {
 
         #expect(future.result?.isConnectCancellation == true)
         #expect(seen.count == 1)
-        #expect(seen.events.first?.isConnectCancellation == true)
+        #expect(seen.values.first?.isConnectCancellation == true)
         #expect(actions.value == 1)
     }
 
@@ -358,7 +357,7 @@ struct FutureTests {
         future.cancel()
 
         #expect(future.result?.futureTestValue == 3)
-        #expect(seen.events == [3])
+        #expect(seen.values == [3])
         #expect(actions.value == 0)
     }
 
@@ -389,7 +388,7 @@ struct FutureTests {
         let future = Future<Int>(callbackQueue: nil) { log.append("first") }
         future.setCancelAction { log.append("second") }
         future.cancel()
-        #expect(log.events == ["second"])
+        #expect(log.values == ["second"])
     }
 
     @Test func setCancelActionOnACancelledFutureRunsItAtOnce() {

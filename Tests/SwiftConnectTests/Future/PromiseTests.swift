@@ -21,7 +21,7 @@ struct PromiseTests {
         #expect(!promise.complete(with: .failure(TestError(id: 5))))
 
         #expect(promise.future.result?.futureTestValue == 1)
-        #expect(seen.events == [1])
+        #expect(seen.values == [1])
     }
 
     @Test func firstFailWinsAndLaterCompletionsReturnFalse() {
@@ -36,7 +36,7 @@ struct PromiseTests {
         #expect(!promise.complete(with: .success(4)))
 
         #expect(promise.future.result?.futureTestError as? TestError == TestError(id: 1))
-        #expect(seen.events == [1])
+        #expect(seen.values == [1])
     }
 
     @Test func firstCompleteWithWinsAndLaterCompletionsReturnFalse() {
@@ -50,7 +50,7 @@ struct PromiseTests {
         #expect(!promise.fail(TestError(id: 1)))
 
         #expect(promise.future.result?.futureTestValue == "first")
-        #expect(seen.events == ["first"])
+        #expect(seen.values == ["first"])
     }
 
     @Test func aCancelledFuturesPromiseCannotCompleteIt() {
@@ -81,7 +81,7 @@ struct PromiseTests {
         #expect(future.result?.isConnectAbandoned == true)
         #expect(future.result?.isConnectCancellation == false, "abandoned is not a cancellation")
         #expect(seen.count == 1)
-        #expect(seen.events.first?.isConnectAbandoned == true)
+        #expect(seen.values.first?.isConnectAbandoned == true)
     }
 
     @Test func promiseReleasedWhilePendingFailsDerivedFuturesToo() {

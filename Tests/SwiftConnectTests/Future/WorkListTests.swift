@@ -40,7 +40,7 @@ struct WorkListTests {
         var fromEmpty = WorkList.empty
         fromEmpty.append(list)
         fromEmpty.drain()
-        #expect(log.events == [1, 2, 3])
+        #expect(log.values == [1, 2, 3])
     }
 
     @Test func drainRunsEveryItemOnceInOrder() {
@@ -53,7 +53,7 @@ struct WorkListTests {
                 }
             }
         ).drain()
-        #expect(log.events == Array(0..<50))
+        #expect(log.values == Array(0..<50))
     }
 
     @Test func drainRunsTheWorkThatItemsProduce() {
@@ -74,8 +74,8 @@ struct WorkListTests {
                 return .empty
             },
         ]).drain()
-        #expect(log.events.sorted() == ["first", "produced", "second"])
-        #expect(log.events.first == "first")
+        #expect(log.values.sorted() == ["first", "produced", "second"])
+        #expect(log.values.first == "first")
     }
 
     @Test func drainOfDeeplyProducedWorkRunsAtTheSameStackDepth() throws {
@@ -90,8 +90,8 @@ struct WorkListTests {
         }
         link(100_000).drain()
         #expect(depths.count == 100_001)
-        let first = try #require(depths.events.first)
-        let last = try #require(depths.events.last)
+        let first = try #require(depths.values.first)
+        let last = try #require(depths.values.last)
         #expect(abs(first - last) < Fixtures.iterativeStackBound)
     }
 
@@ -110,7 +110,7 @@ struct WorkListTests {
             ).drain()
         }
         #expect(inTime)
-        #expect(log.events == Array(repeating: true, count: 10))
+        #expect(log.values == Array(repeating: true, count: 10))
     }
 
     @Test func itemsForTheCurrentQueueRunAtOnce() {
@@ -125,7 +125,7 @@ struct WorkListTests {
             ]).drain(on: target.queue)
             log.append("drain returned")
         }
-        #expect(log.events == ["item", "drain returned"])
+        #expect(log.values == ["item", "drain returned"])
     }
 
     @Test func workProducedOnAQueueForThatQueueRunsThereInOrder() async {
@@ -147,6 +147,6 @@ struct WorkListTests {
             ]).drain()
         }
         #expect(inTime)
-        #expect(log.events == [1, 2])
+        #expect(log.values == [1, 2])
     }
 }

@@ -73,36 +73,8 @@ enum PipelineFixtures {
         return (result, calls.value)
     }
 
-    /// A thread-safe counter.
-    final class Counter: @unchecked Sendable {
-        // @unchecked Sendable: `count` is only touched under `lock`.
-        private let lock = NSLock()
-        private var count = 0
-
-        /// Adds one and returns the new count.
-        @discardableResult
-        func increment() -> Int {
-            lock.withLock {
-                count += 1
-                return count
-            }
-        }
-
-        var value: Int { lock.withLock { count } }
-    }
-
-    /// A thread-safe list of values, in the order they were appended.
-    final class Recorder<Element: Sendable>: @unchecked Sendable {
-        // @unchecked Sendable: `elements` is only touched under `lock`.
-        private let lock = NSLock()
-        private var elements: [Element] = []
-
-        func append(_ element: Element) {
-            lock.withLock { elements.append(element) }
-        }
-
-        var values: [Element] { lock.withLock { elements } }
-    }
+    typealias Counter = SwiftConnectTests.Counter
+    typealias Recorder = SwiftConnectTests.Recorder
 
     /// Opens once `arrive()` has been called `count` times; `wait()` suspends until then.
     /// Waiting is cancellable: a cancelled waiter throws `CancellationError`.
