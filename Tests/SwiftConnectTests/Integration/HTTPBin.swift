@@ -30,6 +30,7 @@ enum HTTPBin {
 
     /// A client whose callbacks run on a private queue.
     static func connect(
+        middleware: any ConnectMiddlewareProtocol = ConnectMiddleware(),
         errorHandler: any ErrorHandlerProtocol = ErrorHandler(),
         configure: (inout ConnectConfiguration) -> Void = { _ in }
     ) -> Connect {
@@ -37,7 +38,7 @@ enum HTTPBin {
         configuration.callbackQueue = DispatchQueue(label: "integration.callbacks")
         configuration.timeoutInterval = 20
         configure(&configuration)
-        return Connect(errorHandler: errorHandler, configuration: configuration)
+        return Connect(middleware: middleware, errorHandler: errorHandler, configuration: configuration)
     }
 }
 

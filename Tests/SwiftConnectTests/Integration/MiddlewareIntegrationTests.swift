@@ -46,11 +46,7 @@ struct MiddlewareIntegrationTests {
         middleware: any ConnectMiddlewareProtocol = ConnectMiddleware(),
         configure: (inout ConnectConfiguration) -> Void = { _ in }
     ) -> Connect {
-        var configuration = ConnectConfiguration()
-        configuration.callbackQueue = DispatchQueue(label: "integration.middleware.callbacks")
-        configuration.timeoutInterval = 20
-        configure(&configuration)
-        return Connect(middleware: middleware, configuration: configuration)
+        HTTPBin.connect(middleware: middleware, configure: configure)
     }
 
     /// `/redirect-to?url=<target>` on httpbin.
