@@ -41,7 +41,7 @@ extension Connect {
     /// - Returns: A future of the response body, on the configuration's callback queue.
     public func upload(files: [File]?, to request: Connector, debugResponse: Bool = false) -> Future<Data> {
         startUpload(files: files, to: request, options: UploadOptions(), debugResponse: debugResponse, reporter: nil)
-            .map(\.data)
+            .data
     }
 
     /// Uploads `files` with the given options (framing, boundary); see
@@ -57,7 +57,7 @@ extension Connect {
         -> Future<Data>
     {
         startUpload(files: files, to: request, options: options, debugResponse: debugResponse, reporter: nil)
-            .map(\.data)
+            .data
     }
 
     /// Uploads `files`, reporting progress to `progress` on the configuration's callback queue;
@@ -90,7 +90,7 @@ extension Connect {
         return startUpload(
             files: files, to: request, options: options, debugResponse: debugResponse, reporter: reporter
         )
-        .map(\.data)
+        .data
     }
 
     /// Starts uploading `files` and returns the upload's response and its progress as an
@@ -119,7 +119,7 @@ extension Connect {
             queue: configuration.callbackQueue, handler: nil, continuation: continuation)
         let response = startUpload(
             files: files, to: request, options: options, debugResponse: debugResponse, reporter: reporter)
-        return UploadTask(response: response.map(\.data), progress: stream)
+        return UploadTask(response: response.data, progress: stream)
     }
 
     /// Builds the `URLRequest` and the body an upload of `files` to `connector` sends, without

@@ -70,7 +70,7 @@ public final class Connect: Sendable {
     ///     status, the elapsed time and the pretty-printed body, through the configuration's logger.
     /// - Returns: A future of the body, on the configuration's callback queue.
     public func request(_ request: Connector, debugResponse: Bool = false) -> Future<Data> {
-        response(request, debugResponse: debugResponse).map(\.data)
+        response(request, debugResponse: debugResponse).data
     }
 
     /// Sends the request `connector` describes; the future delivers the whole ``Response`` —

@@ -1,12 +1,6 @@
 import Dispatch
 
 extension Future {
-    /// Makes a pending future that shares this one's queue and context and whose `cancel()`
-    /// cancels this one.
-    func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
-        Future<T>(callbackQueue: callbackQueue, context: context, cancelTarget: .future(self))
-    }
-
     /// Transforms the value when this future succeeds.
     ///
     /// The transform runs on the callback queue. A thrown error fails the new future; a failure of
@@ -15,16 +9,12 @@ extension Future {
     /// - Parameter transform: Turns the value into a new one; may throw.
     /// - Returns: A future of the transformed value.
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
-        let next = derived(T.self)
-        register(on: callbackQueue) { result in
-            let mapped: Result<T, any Error>
+        mapOutcome(on: callbackQueue) { result in
             switch result {
-            case .success(let value): mapped = Result { try transform(value) }
-            case .failure(let error): mapped = .failure(error)
+            case .success(let value): Result { try transform(value) }
+            case .failure(let error): .failure(error)
             }
-            return next.takeWork(completingWith: mapped) ?? .empty
         }
-        return next
     }
 
     /// Starts another asynchronous operation with the value when this future succeeds — chaining
@@ -41,8 +31,8 @@ extension Future {
     /// - Returns: A future completed by the future `transform` returns.
     public func flatMap<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> Future<T>) -> Future<T> {
         let next = derived(T.self)
-        register(on: callbackQueue) { result in
-            switch result {
+        register(on: callbackQueue) { [self] in
+            switch outcome {
             case .failure(let error):
                 return next.takeWork(completingWith: .failure(error)) ?? .empty
             case .success(let value):
@@ -57,11 +47,7 @@ extension Future {
     /// - Parameter transform: Turns the error into another error.
     /// - Returns: A future with the transformed error.
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
-        let next = derived(Value.self)
-        register(on: callbackQueue) { result in
-            next.takeWork(completingWith: result.mapError(transform)) ?? .empty
-        }
-        return next
+        mapOutcome(on: callbackQueue) { $0.mapError(transform) }
     }
 
     /// Turns a failure into a value; a success passes through untouched.
@@ -70,16 +56,12 @@ extension Future {
     ///   another error) to keep the future failed.
     /// - Returns: A future that fails only if `transform` throws.
     public func recover(_ transform: @escaping @Sendable (any Error) throws -> Value) -> Future<Value> {
-        let next = derived(Value.self)
-        register(on: callbackQueue) { result in
-            let recovered: Result<Value, any Error>
+        mapOutcome(on: callbackQueue) { result in
             switch result {
-            case .success: recovered = result
-            case .failure(let error): recovered = Result { try transform(error) }
+            case .success: result
+            case .failure(let error): Result { try transform(error) }
             }
-            return next.takeWork(completingWith: recovered) ?? .empty
         }
-        return next
     }
 
     /// Turns a failure into another asynchronous operation; a success passes through untouched.
@@ -88,11 +70,35 @@ extension Future {
     /// - Returns: A future completed by the future `transform` returns.
     public func flatRecover(_ transform: @escaping @Sendable (any Error) throws -> Future<Value>) -> Future<Value> {
         let next = derived(Value.self)
-        register(on: callbackQueue) { result in
+        register(on: callbackQueue) { [self] in
+            let result = outcome
             guard case .failure(let error) = result else {
                 return next.takeWork(completingWith: result) ?? .empty
             }
             return next.continue { try transform(error) }
+        }
+        return next
+    }
+
+    /// Discards the value, keeping only success or failure.
+    ///
+    /// - Returns: A future of `Void`.
+    public func discardingValue() -> Future<Void> {
+        map { _ in () }
+    }
+
+    /// A derived future completed with `transform` of this one's result, computed on `queue`
+    /// (`nil`: on the thread that completes this future).
+    ///
+    /// The library's own steps — taking a response's body, decoding it — pass `nil`: they call no
+    /// user code, so they need not wait for the callback queue, and the derived future still runs
+    /// its observers there.
+    func mapOutcome<T: Sendable>(
+        on queue: DispatchQueue?, _ transform: @escaping @Sendable (Result<Value, any Error>) -> Result<T, any Error>
+    ) -> Future<T> {
+        let next = derived(T.self)
+        register(on: queue) { [self] in
+            next.takeWork(completingWith: transform(outcome)) ?? .empty
         }
         return next
     }
@@ -106,16 +112,13 @@ extension Future {
         } catch {
             return takeWork(completingWith: .failure(error)) ?? .empty
         }
-        setCancelTarget(.future(inner))
-        return inner.registerReturningWork(on: nil) { [self] innerResult in
-            takeWork(completingWith: innerResult) ?? .empty
+        if let settled = inner.result {
+            // Already completed (`Future(value:)`, say): nothing to wait for, nothing to cancel.
+            return takeWork(completingWith: settled) ?? .empty
         }
-    }
-
-    /// Discards the value, keeping only success or failure.
-    ///
-    /// - Returns: A future of `Void`.
-    public func discardingValue() -> Future<Void> {
-        map { _ in () }
+        setCancelTarget(.future(inner))
+        return inner.registerReturningWork(on: nil) { [self] in
+            takeWork(completingWith: inner.outcome) ?? .empty
+        }
     }
 }

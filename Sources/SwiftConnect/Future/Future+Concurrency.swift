@@ -21,8 +21,8 @@ extension Future {
     private func result(awaiting _: Void) async -> Result<Value, any Error> {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                register(on: nil) { result in
-                    continuation.resume(returning: result)
+                register(on: nil) { [self] in
+                    continuation.resume(returning: outcome)
                     return .empty
                 }
             }

@@ -20,11 +20,12 @@ import Foundation
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: the only mutable state is `state`, a LockedBox reached through withLock.
-    typealias Callback = @Sendable (Result<Value, any Error>) -> WorkList
+    // @unchecked Sendable: the only mutable state is `state`, read and written only while `lock`
+    // is held — or, for a future born completed (`lock == nil`), never written after `init`.
 
     enum State {
-        case pending(callbacks: [(queue: DispatchQueue?, body: Callback)], onCancel: CancelTarget?)
+        /// The observers to run on completion, and what `cancel()` must stop meanwhile.
+        case pending(observers: WorkList, onCancel: CancelTarget?)
         case completed(Result<Value, any Error>)
     }
 
@@ -32,12 +33,20 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     let callbackQueue: DispatchQueue?
     /// The JSON decoder `decoded(toType:)` uses when none is passed; set by `Connect`.
     let context: FutureContext
-    private let state: LockedBox<State>
+    /// Guards `state`. Futures derived with `map`, `flatMap`, … share their source's lock, so a
+    /// chain costs one lock, not one per link: no code path holds one future's lock while taking
+    /// another's, so sharing cannot deadlock. `nil` for a future created completed.
+    private let lock: LockedBox<Void>?
+    private var state: State
 
-    init(callbackQueue: DispatchQueue?, context: FutureContext = .init(), cancelTarget: CancelTarget?) {
+    init(
+        callbackQueue: DispatchQueue?, context: FutureContext = .init(), cancelTarget: CancelTarget?,
+        sharingLockOf source: LockedBox<Void>? = nil
+    ) {
         self.callbackQueue = callbackQueue
         self.context = context
-        self.state = LockedBox(.pending(callbacks: [], onCancel: cancelTarget))
+        self.lock = source ?? LockedBox(())
+        self.state = .pending(observers: .empty, onCancel: cancelTarget)
     }
 
     convenience init(
@@ -49,7 +58,8 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     init(result: Result<Value, any Error>, callbackQueue: DispatchQueue?, context: FutureContext = .init()) {
         self.callbackQueue = callbackQueue
         self.context = context
-        self.state = LockedBox(.completed(result))
+        self.lock = nil
+        self.state = .completed(result)
     }
 
     /// Creates a future that has already succeeded with `value`.
@@ -70,9 +80,19 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         self.init(result: .failure(error), callbackQueue: callbackQueue)
     }
 
+    /// Runs `body` on the state with the lock held. Never call out to user code inside `body`.
+    private func withState<R>(_ body: (inout State) -> R) -> R {
+        guard let lock else {
+            // Born completed: nothing writes the state any more, so a copy is all `body` may touch.
+            var completed = state
+            return body(&completed)
+        }
+        return lock.withLock { _ in body(&state) }
+    }
+
     /// The result, if the future has completed; `nil` while it is pending.
     public var result: Result<Value, any Error>? {
-        state.withLock { state in
+        withState { state in
             if case .completed(let result) = state { return result }
             return nil
         }
@@ -80,6 +100,11 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Whether the future has completed (succeeded, failed or been cancelled).
     public var isCompleted: Bool { result != nil }
+
+    /// The result, for observers: they run only once the future has completed.
+    var outcome: Result<Value, any Error> {
+        result ?? .failure(ConnectError.abandoned)  // unreachable: observers run after completion
+    }
 
     // MARK: Observing
 
@@ -92,8 +117,8 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// - Returns: This future, so several observers can be chained.
     @discardableResult
     public func observe(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Future<Value> {
-        register(on: callbackQueue) { result in
-            callback(result)
+        register(on: callbackQueue) { [self] in
+            callback(outcome)
             return .empty
         }
         return self
@@ -132,10 +157,10 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Sets what `cancel()` must stop while the future is pending. If the future was cancelled
     /// before this call, the target is cancelled at once.
     func setCancelTarget(_ target: CancelTarget) {
-        let cancelledAlready: Bool = state.withLock { state in
+        let cancelledAlready: Bool = withState { state in
             switch state {
-            case .pending(let callbacks, _):
-                state = .pending(callbacks: callbacks, onCancel: target)
+            case .pending(let observers, _):
+                state = .pending(observers: observers, onCancel: target)
                 return false
             case .completed(.failure(let error)):
                 return (error as? ConnectError)?.isCancellation == true
@@ -155,32 +180,20 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Completes the future unless it already is; returns whether this call won.
     ///
-    /// With a callback queue, the observers are handed to it in the same locked step that marks the
-    /// future completed: an observer registered afterwards, from any thread, sees the completion
-    /// only after that hand-over, so it is queued behind the earlier observers (registration order).
+    /// Observers bound for a queue are handed to it in the same locked step that marks the future
+    /// completed: an observer registered afterwards, from any thread, sees the completion only
+    /// after that hand-over, so it is queued behind the earlier observers (registration order).
+    /// The library's own steps, bound for no queue, then run on this thread.
     @discardableResult
     func complete(with result: Result<Value, any Error>) -> Bool {
-        let queue = callbackQueue
-        let work: WorkList?? = state.withLock { state in
-            guard case .pending(let callbacks, _) = state else { return nil }
+        let work: WorkList? = withState { state in
+            guard case .pending(let observers, _) = state else { return nil }
             state = .completed(result)
-            let work = Self.work(for: callbacks, result: result)
-            guard let queue else { return .some(work) }
-            if !work.isEmpty { queue.async { work.drain(on: queue) } }
-            return .some(nil)
+            return observers.sendingQueuedItems()
         }
         guard let work else { return false }
-        work?.drain()
+        work.drain()
         return true
-    }
-
-    private static func work(for callbacks: [(queue: DispatchQueue?, body: Callback)], result: Result<Value, any Error>)
-        -> WorkList
-    {
-        WorkList(
-            items: callbacks.map { callback in
-                WorkList.Item(queue: callback.queue) { callback.body(result) }
-            })
     }
 
     /// Marks the future completed and returns its observers as work, without running them.
@@ -192,38 +205,37 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     private func takeWorkAndCancelTarget(completingWith result: Result<Value, any Error>)
         -> (work: WorkList, cancelTarget: CancelTarget?)?
     {
-        let taken: (callbacks: [(queue: DispatchQueue?, body: Callback)], onCancel: CancelTarget?)? =
-            state.withLock { state in
-                guard case .pending(let callbacks, let onCancel) = state else { return nil }
-                state = .completed(result)
-                return (callbacks, onCancel)
-            }
-        guard let taken else { return nil }
-        return (Self.work(for: taken.callbacks, result: result), taken.onCancel)
+        withState { state in
+            guard case .pending(let observers, let onCancel) = state else { return nil }
+            state = .completed(result)
+            return (observers, onCancel)
+        }
     }
 
     /// Adds an observer that runs on `queue` (`nil`: wherever the future completes), running it
-    /// now if the future has completed.
-    func register(on queue: DispatchQueue?, _ body: @escaping Callback) {
+    /// now if the future has completed. The observer reads the result from ``outcome``.
+    func register(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) {
         registerReturningWork(on: queue, body).drain()
     }
 
     /// Adds an observer; if the future has already completed, returns the observer's call as work
     /// for the caller's drain loop instead of running it (so chains of completed futures iterate).
-    func registerReturningWork(on queue: DispatchQueue?, _ body: @escaping Callback) -> WorkList {
-        let completed: Result<Value, any Error>? = state.withLock { state in
-            switch state {
-            case .pending(var callbacks, let onCancel):
-                state = .pending(callbacks: [], onCancel: nil)  // keep `callbacks` uniquely referenced
-                callbacks.append((queue, body))
-                state = .pending(callbacks: callbacks, onCancel: onCancel)
-                return nil
-            case .completed(let result):
-                return result
-            }
+    func registerReturningWork(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) -> WorkList {
+        let item = WorkList.Item(queue: queue, run: body)
+        let added: Bool = withState { state in
+            guard case .pending(var observers, let onCancel) = state else { return false }
+            state = .pending(observers: .empty, onCancel: nil)  // keep `observers` uniquely referenced
+            observers.append(item)
+            state = .pending(observers: observers, onCancel: onCancel)
+            return true
         }
-        guard let completed else { return .empty }
-        return WorkList(items: [WorkList.Item(queue: queue) { body(completed) }])
+        return added ? .empty : WorkList(item)
+    }
+
+    /// Makes a pending future that shares this one's queue, context and lock, and whose `cancel()`
+    /// cancels this one.
+    func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
+        Future<T>(callbackQueue: callbackQueue, context: context, cancelTarget: .future(self), sharingLockOf: lock)
     }
 }
 

@@ -6,6 +6,10 @@ import Dispatch
 /// `WorkList`, and `drain` runs the list in a loop. A chain of a thousand `map`s therefore runs
 /// iteratively, never a thousand frames deep, and consecutive items bound for the same queue hop
 /// to it once.
+///
+/// A pending future keeps its observers as a `WorkList` too, so completing it hands them over
+/// as they are. One item is stored inline: a future with a single observer — every link of a
+/// chain — allocates nothing for its list, and handing it over allocates nothing either.
 struct WorkList: Sendable {
     /// One observer call: where it must run, and the call, which may produce more work.
     struct Item: Sendable {
@@ -15,40 +19,138 @@ struct WorkList: Sendable {
         let run: @Sendable () -> WorkList
     }
 
-    var items: [Item] = []
+    private enum Items: Sendable {
+        case none
+        case one(Item)
+        /// Two or more.
+        case many([Item])
+    }
+
+    private var items = Items.none
 
     /// A list with no work.
     static var empty: WorkList { WorkList() }
 
-    var isEmpty: Bool { items.isEmpty }
+    init() {}
 
-    mutating func append(_ other: WorkList) {
-        if items.isEmpty {
-            items = other.items
-        } else {
-            items.append(contentsOf: other.items)
+    /// A list of one item.
+    init(_ item: Item) {
+        items = .one(item)
+    }
+
+    /// A list of `items`, in order.
+    init(items: [Item]) {
+        switch items.count {
+        case 0: self.items = .none
+        case 1: self.items = .one(items[0])
+        default: self.items = .many(items)
         }
     }
 
-    /// Runs every item, and the items they produce, in order.
+    var isEmpty: Bool {
+        if case .none = items { return true }
+        return false
+    }
+
+    var count: Int {
+        switch items {
+        case .none: 0
+        case .one: 1
+        case .many(let all): all.count
+        }
+    }
+
+    subscript(index: Int) -> Item {
+        switch items {
+        case .one(let item): item
+        case .many(let all): all[index]
+        case .none: preconditionFailure("index \(index) of an empty WorkList")
+        }
+    }
+
+    mutating func append(_ item: Item) {
+        switch items {
+        case .none:
+            items = .one(item)
+        case .one(let first):
+            items = .many([first, item])
+        case .many(var all):
+            items = .none  // keep `all` uniquely referenced, so appending does not copy it
+            all.append(item)
+            items = .many(all)
+        }
+    }
+
+    mutating func append(_ other: WorkList) {
+        if isEmpty {
+            self = other
+            return
+        }
+        for index in 0..<other.count { append(other[index]) }
+    }
+
+    /// Sends the items bound for a queue to their queues, in order (consecutive ones together),
+    /// and returns the items bound for no queue, for the caller to run.
+    func sendingQueuedItems() -> WorkList {
+        var unqueued = WorkList()
+        var batch = WorkList()
+        var batchQueue: DispatchQueue? = nil
+        for index in 0..<count {
+            let item = self[index]
+            guard let queue = item.queue else {
+                unqueued.append(item)
+                continue
+            }
+            if queue !== batchQueue {
+                batch.send(to: batchQueue)
+                batch = WorkList()
+                batchQueue = queue
+            }
+            batch.append(item)
+        }
+        batch.send(to: batchQueue)
+        return unqueued
+    }
+
+    /// Drains the list on `queue`, asynchronously; does nothing if the list is empty or `queue` nil.
+    private func send(to queue: DispatchQueue?) {
+        guard let queue, !isEmpty else { return }
+        queue.async { [self] in drain(on: queue) }
+    }
+
+    /// Runs every item, and the items they produce, in order: what an item produces runs before
+    /// the items after it.
     ///
     /// - Parameter current: the queue the caller is running on, or `nil` when unknown. Items
     ///   bound for another queue are sent there (consecutive ones together) and drained there.
     func drain(on current: DispatchQueue? = nil) {
-        var pending = items[...]
-        while let item = pending.first {
+        var list = self
+        var index = 0
+        // Lists interrupted by the work one of their items produced; empty for a plain chain.
+        var interrupted: [(list: WorkList, index: Int)] = []
+        while true {
+            guard index < list.count else {
+                guard let resumed = interrupted.popLast() else { return }
+                (list, index) = resumed
+                continue
+            }
+            let item = list[index]
             if item.queue == nil || item.queue === current {
-                pending.removeFirst()
+                index += 1
                 let produced = item.run()
                 if !produced.isEmpty {
-                    pending = ArraySlice(produced.items + pending)
+                    if index < list.count { interrupted.append((list, index)) }
+                    list = produced
+                    index = 0
                 }
             } else {
                 let target = item.queue
-                let batch = pending.prefix { $0.queue === target }
-                pending.removeFirst(batch.count)
-                let hop = WorkList(items: Array(batch))
-                target?.async { hop.drain(on: target) }
+                var hop = WorkList()
+                while index < list.count, list[index].queue === target {
+                    hop.append(list[index])
+                    index += 1
+                }
+                hop.send(to: target)
             }
         }
     }

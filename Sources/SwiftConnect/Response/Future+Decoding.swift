@@ -18,6 +18,9 @@ extension Future where Value == Data {
     /// Key path components are object keys as they appear in the JSON, or array indexes
     /// (`items.0`). An empty body decodes only into ``Empty``; anything else fails clearly.
     ///
+    /// Decoding runs where the body arrives, before the hop to the callback queue — never on the
+    /// main queue; observers of the returned future still run on the callback queue.
+    ///
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - keyPath: Where in the JSON the value sits, e.g. `data.item`; `nil` for the whole body.
@@ -29,8 +32,10 @@ extension Future where Value == Data {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
-        return map { data in
-            try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+        return mapOutcome(on: nil) { result in
+            result.flatMap { data in
+                Result { try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil) }
+            }
         }
     }
 
@@ -46,8 +51,12 @@ extension Future where Value == Data {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
-        return map { data in
-            try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+        return mapOutcome(on: nil) { result in
+            result.flatMap { data in
+                Result {
+                    try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+                }
+            }
         }
     }
 }
@@ -67,8 +76,13 @@ extension Future where Value == Response {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
-        return map { response in
-            try BodyDecoder.decode(type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+        return mapOutcome(on: nil) { result in
+            result.flatMap { response in
+                Result {
+                    try BodyDecoder.decode(
+                        type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+                }
+            }
         }
     }
 
@@ -83,12 +97,16 @@ extension Future where Value == Response {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
-        return map { response in
-            try BodyDecoder.decodeIfPresent(
-                type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+        return mapOutcome(on: nil) { result in
+            result.flatMap { response in
+                Result {
+                    try BodyDecoder.decodeIfPresent(
+                        type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+                }
+            }
         }
     }
 
-    /// The body alone.
-    public var data: Future<Data> { map(\.data) }
+    /// The body alone, taken where the response arrives; observers run on the callback queue.
+    public var data: Future<Data> { mapOutcome(on: nil) { $0.map(\.data) } }
 }

@@ -97,6 +97,29 @@ struct ConnectDeliveryTests {
         #expect(observeOnQueue)
     }
 
+    @Test func decodingRunsBeforeTheHopToTheCallbackQueueAndObserversRunOnIt() async throws {
+        let marker = QueueMarker(label: "test.connect.callback-queue.decoding")
+        let decodedOn = Recorder<Bool>()
+        /// Records, while it is decoded, whether it is decoded on the callback queue.
+        struct Probe: Decodable, Sendable {
+            static let record = CodingUserInfoKey(rawValue: "record")!
+            init(from decoder: any Decoder) throws {
+                (decoder.userInfo[Self.record] as? @Sendable () -> Void)?()
+            }
+        }
+        let decoder = JSONDecoder()
+        decoder.userInfo[Probe.record] = { @Sendable in decodedOn.append(marker.isCurrent) }
+        let connect = Fixtures.connect(transport: StubTransport { _ in Fixtures.json("{}") }) {
+            $0.callbackQueue = marker.queue
+        }
+        let observedOnQueue = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            connect.request(TestConnector()).decoded(toType: Probe.self, decoder: decoder)
+                .observe { _ in continuation.resume(returning: marker.isCurrent) }
+        }
+        #expect(decodedOn.values == [false])
+        #expect(observedOnQueue)
+    }
+
     @Test func transportErrorBecomesTransportErrorKeepingTheURLError() async throws {
         let connect = makeConnect(transport: StubTransport { _ in throw URLError(.notConnectedToInternet) })
         let result = await connect.request(TestConnector()).asyncResult

@@ -74,8 +74,42 @@ struct WorkListTests {
                 return .empty
             },
         ]).drain()
-        #expect(log.values.sorted() == ["first", "produced", "second"])
-        #expect(log.values.first == "first")
+        #expect(log.values == ["first", "produced", "second"])
+    }
+
+    @Test func workProducedInTheMiddleOfAListRunsBeforeTheRestAndNested() {
+        let log = Log<String>()
+        let inner = WorkList(items: [
+            item {
+                log.append("inner")
+                return .empty
+            }
+        ])
+        let produced = WorkList(items: [
+            item {
+                log.append("produced 1")
+                return inner
+            },
+            item {
+                log.append("produced 2")
+                return .empty
+            },
+        ])
+        WorkList(items: [
+            item {
+                log.append("first")
+                return .empty
+            },
+            item {
+                log.append("second")
+                return produced
+            },
+            item {
+                log.append("third")
+                return .empty
+            },
+        ]).drain()
+        #expect(log.values == ["first", "second", "produced 1", "inner", "produced 2", "third"])
     }
 
     @Test func drainOfDeeplyProducedWorkRunsAtTheSameStackDepth() throws {
