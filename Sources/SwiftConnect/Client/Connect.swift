@@ -135,11 +135,23 @@ public final class Connect: Sendable {
             return inFlight.nextID
         }
         let inFlight = self.inFlight
-        let task = Task {
+        let run: @Sendable () async -> Void = {
             let result = await pipeline.run(request)
-            pipeline.uploadProgress?.finish(succeeded: (try? result.get()) != nil)
-            promise.complete(with: result)
+            if let progress = pipeline.uploadProgress {
+                progress.finish(succeeded: (try? result.get()) != nil)
+                progress.afterDeliveries { promise.complete(with: result) }
+            } else {
+                promise.complete(with: result)
+            }
             inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
+        }
+        // The pipeline starts on this thread — adapters, until one suspends, and handing the
+        // request to the transport — rather than after a hop to another thread.
+        let task: Task<Void, Never>
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+            task = Task.immediate(operation: run)
+        } else {
+            task = Task(operation: run)
         }
         future.setCancelAction { task.cancel() }
         return future

@@ -72,7 +72,9 @@ public final class URLSessionTransport: Transport {
     private func run(_ request: URLRequest, upload: UploadStreams?) async throws -> (Data, HTTPURLResponse) {
         let cancellation = LockedBox(CancellationState.idle)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
+            // Unsafe, not checked: the delegate resumes each registered continuation exactly once,
+            // from `didCompleteWithError`, after taking its record out under the lock.
+            try await withUnsafeThrowingContinuation { continuation in
                 let task: URLSessionDataTask
                 if let upload {
                     var streamed = request
@@ -110,7 +112,7 @@ public final class URLSessionTransport: Transport {
 /// Collects each task's response and body, and answers redirects and challenges.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable: its only mutable state is `tasks`, a LockedBox.
-    typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
+    typealias Continuation = UnsafeContinuation<(Data, HTTPURLResponse), any Error>
 
     private struct Record {
         let continuation: Continuation
@@ -156,7 +158,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        tasks.withLock { $0[dataTask.taskIdentifier]?.data.append(data) }
+        tasks.withLock { tasks in
+            if tasks[dataTask.taskIdentifier]?.data.isEmpty == true {
+                tasks[dataTask.taskIdentifier]?.data = data  // the usual single chunk: no copy
+            } else {
+                tasks[dataTask.taskIdentifier]?.data.append(data)
+            }
+        }
     }
 
     func urlSession(

@@ -66,6 +66,12 @@ final class UploadProgressReporter: Sendable {
         continuation?.finish()
     }
 
+    /// Runs `body` on the progress queue after every delivery queued so far — so that whoever
+    /// learns of the upload's end has already seen its last progress.
+    func afterDeliveries(_ body: @escaping @Sendable () -> Void) {
+        queue.async(execute: body)
+    }
+
     private func deliver() {
         let progress: UploadProgress? = state.withLock { state in
             state.deliveryQueued = false

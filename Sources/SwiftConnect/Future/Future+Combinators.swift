@@ -9,12 +9,17 @@ extension Future {
     /// - Parameter transform: Turns the value into a new one; may throw.
     /// - Returns: A future of the transformed value.
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
-        mapOutcome(on: callbackQueue) { result in
-            switch result {
-            case .success(let value): Result { try transform(value) }
-            case .failure(let error): .failure(error)
+        // Written out rather than through `mapOutcome`: one closure per link, not two.
+        let next = derived(T.self)
+        register(on: callbackQueue) { [self] in
+            let mapped: Result<T, any Error>
+            switch outcome {
+            case .success(let value): mapped = Result { try transform(value) }
+            case .failure(let error): mapped = .failure(error)
             }
+            return next.takeWork(completingWith: mapped) ?? .empty
         }
+        return next
     }
 
     /// Starts another asynchronous operation with the value when this future succeeds — chaining

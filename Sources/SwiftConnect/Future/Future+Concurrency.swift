@@ -20,7 +20,8 @@ extension Future {
 
     private func result(awaiting _: Void) async -> Result<Value, any Error> {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Unsafe, not checked: an observer runs exactly once (the future's contract).
+            await withUnsafeContinuation { continuation in
                 register(on: nil) { [self] in
                     continuation.resume(returning: outcome)
                     return .empty

@@ -26,16 +26,18 @@ public struct Response: @unchecked Sendable {
     public let httpResponse: HTTPURLResponse
     /// The body; empty when the server sent none (a `204`, a `HEAD`).
     public let data: Data
-    /// The headers, looked up case-insensitively.
-    public let headers: HTTPHeaders
-
     /// Creates a response, e.g. for an ``ErrorHandlerProtocol`` test.
     public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data) {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
-        self.headers = HTTPHeaders(httpResponse)
     }
+
+    /// The headers, looked up case-insensitively, sorted by name.
+    ///
+    /// Read from ``httpResponse`` on each access, so that responses nobody asks about cost
+    /// nothing; keep the value in a local when reading many headers.
+    public var headers: HTTPHeaders { HTTPHeaders(httpResponse) }
 
     /// The HTTP status code.
     public var statusCode: Int { httpResponse.statusCode }

@@ -193,6 +193,28 @@ struct ConnectUploadTests {
         #expect(events.values.dropLast().last == "progress \(last.totalBytes)/\(last.totalBytes)")
     }
 
+    @Test func awaitingTheUploadReturnsOnlyAfterTheLastProgressCallback() async throws {
+        // Given a callback queue held still, so progress callbacks cannot run yet
+        let callbacks = DispatchQueue(label: "test.upload.held-callbacks")
+        let connect = PipelineFixtures.connect(transport: RecordingTransport()) { $0.callbackQueue = callbacks }
+        let file = File(name: "a.bin", key: "f", mimeType: .binary, data: Data(count: 10_000))
+        let values = PipelineFixtures.Recorder<UploadProgress>()
+        let returned = Counter()
+        callbacks.suspend()
+        // When the upload is awaited
+        let waiter = Task {
+            let body = try await connect.upload(files: [file], to: connector()) { values.append($0) }.value
+            returned.increment()
+            return body
+        }
+        try await Task.sleep(nanoseconds: 200_000_000)
+        // Then the await has not returned while the last progress is undelivered
+        #expect(returned.value == 0)
+        callbacks.resume()
+        _ = try await waiter.value
+        #expect(values.values.last?.isComplete == true)
+    }
+
     @Test func progressSequenceEndsAtTheTotalAndFinishes() async throws {
         let connect = makeConnect(transport: RecordingTransport())
         let file = File(name: "a.bin", key: "f", mimeType: .binary, data: Data(count: 1000))
