@@ -25,7 +25,12 @@ public final class URLSessionTransport: Transport {
     /// Creates a transport with its own session.
     public init(configuration: URLSessionConfiguration = .default) {
         delegate = SessionDelegate()
-        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        #if canImport(FoundationNetworking)
+            session = URLSession(
+                configuration: configuration, delegate: delegate, delegateQueue: ImmediateOperationQueue())
+        #else
+            session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+        #endif
     }
 
     deinit {
@@ -172,7 +177,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
         // Never let URLSession follow: the 3xx comes back, and Connect follows it safely.
-        completionHandler(nil)
+        SessionDelegate.answer { completionHandler(nil) }
     }
 
     func urlSession(
@@ -180,17 +185,37 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
     ) {
         guard RedirectSafety.isServerAuthentication(challenge.protectionSpace.authenticationMethod) else {
-            completionHandler(.performDefaultHandling, nil)
+            SessionDelegate.answer { completionHandler(.performDefaultHandling, nil) }
             return
         }
         #if canImport(FoundationNetworking)
             // Linux: `.rejectProtectionSpace` and `.performDefaultHandling` hang or lose the response;
             // cancel the challenge and return the buffered 401 when the task completes.
             tasks.withLock { $0[task.taskIdentifier]?.challengeCancelled = true }
-            completionHandler(.cancelAuthenticationChallenge, nil)
+            SessionDelegate.answer { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
             completionHandler(.rejectProtectionSpace, nil)
         #endif
+    }
+
+    /// Hands an answer back to URLSession. On Linux the delegate runs on the session's own queue
+    /// (``ImmediateOperationQueue``), where an answer that cancels the task would wait for that
+    /// queue — itself; such answers are given from another thread. These are the rare calls:
+    /// redirects and authentication challenges.
+    static func answer(_ reply: @escaping () -> Void) {
+        #if canImport(FoundationNetworking)
+            let answer = Answer(reply: reply)
+            DispatchQueue.global().async { answer.reply() }
+        #else
+            reply()
+        #endif
+    }
+
+    /// A completion handler URLSession gave the delegate.
+    private struct Answer: @unchecked Sendable {
+        // @unchecked Sendable: URLSession's completion handlers may be called from any thread;
+        // FoundationNetworking only leaves them unannotated.
+        let reply: () -> Void
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
@@ -247,3 +272,22 @@ final class UploadStreams: Sendable {
         for reader in readers.withLock({ $0 }) { reader.close() }
     }
 }
+
+#if canImport(FoundationNetworking)
+    /// The delegate queue of the Linux transport: runs each delegate call at once, on the thread of
+    /// URLSession's that makes it, instead of as an `Operation` on a queue of its own.
+    ///
+    /// FoundationNetworking hands every delegate call — the response, each chunk of the body, the
+    /// completion — to the delegate queue as a separate operation; with an ordinary queue that is
+    /// three thread hops per request, which measured as most of the library's cost over a plain
+    /// completion-handler data task. ``SessionDelegate``'s calls only take a lock, record and
+    /// resume a continuation (the awaiting task then runs on the Swift concurrency pool, never
+    /// here), so they can run where they are made; the answers that call back into URLSession go
+    /// through ``SessionDelegate/answer(_:)``.
+    final class ImmediateOperationQueue: OperationQueue, @unchecked Sendable {
+        // @unchecked Sendable: adds no state to OperationQueue, which is thread-safe.
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            block()
+        }
+    }
+#endif

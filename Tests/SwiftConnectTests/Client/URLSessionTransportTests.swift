@@ -41,15 +41,20 @@ struct SessionDelegateTests {
             delegate.urlSession(session, dataTask: task, didReceive: Data(text.utf8))
         }
 
-        func challenge(_ method: String) -> URLSession.AuthChallengeDisposition? {
-            let answers = Fixtures.Recorder<String>()
-            var disposition: URLSession.AuthChallengeDisposition?
-            delegate.urlSession(session, task: task, didReceive: ChallengeFactory.challenge(method: method)) {
-                answer, _ in
-                disposition = answer
-                answers.append("answered")
+        /// The delegate's answer to a challenge (given on another thread on Linux; a checked
+        /// continuation traps if it is given twice).
+        func challenge(_ method: String) async -> URLSession.AuthChallengeDisposition {
+            await withCheckedContinuation { continuation in
+                delegate.urlSession(session, task: task, didReceive: ChallengeFactory.challenge(method: method)) {
+                    answer, _ in
+                    continuation.resume(returning: answer)
+                }
             }
-            return answers.values.count == 1 ? disposition : nil
+        }
+
+        /// Presents a challenge without waiting for the answer.
+        func present(challenge method: String) {
+            delegate.urlSession(session, task: task, didReceive: ChallengeFactory.challenge(method: method)) { _, _ in }
         }
 
         func complete(error: (any Error)?) {
@@ -66,18 +71,19 @@ struct SessionDelegateTests {
         }
     }
 
-    @Test func redirectsAreNeverFollowedByURLSession() {
+    @Test func redirectsAreNeverFollowedByURLSession() async {
         let harness = Harness()
-        let proposals = Fixtures.Recorder<String>()
         let redirect = HTTPURLResponse(
             url: Self.url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "http://other.test/"])!
-        harness.delegate.urlSession(
-            harness.session, task: harness.task, willPerformHTTPRedirection: redirect,
-            newRequest: URLRequest(url: URL(string: "http://other.test/")!)
-        ) { request in
-            proposals.append(request?.url?.absoluteString ?? "nil")
+        let proposal = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+            harness.delegate.urlSession(
+                harness.session, task: harness.task, willPerformHTTPRedirection: redirect,
+                newRequest: URLRequest(url: URL(string: "http://other.test/")!)
+            ) { request in
+                continuation.resume(returning: request?.url?.absoluteString ?? "nil")
+            }
         }
-        #expect(proposals.values == ["nil"])
+        #expect(proposal == "nil")
     }
 
     @Test func responseAndBodyChunksAreBufferedAndReturnedOnCompletion() async throws {
@@ -100,8 +106,8 @@ struct SessionDelegateTests {
         #expect(data.isEmpty)
     }
 
-    @Test func basicChallengeIsNotAnsweredWithCredentials() {
-        let disposition = Harness().challenge(NSURLAuthenticationMethodHTTPBasic)
+    @Test func basicChallengeIsNotAnsweredWithCredentials() async {
+        let disposition = await Harness().challenge(NSURLAuthenticationMethodHTTPBasic)
         #if canImport(FoundationNetworking)
             #expect(disposition == .cancelAuthenticationChallenge)
         #else
@@ -109,23 +115,31 @@ struct SessionDelegateTests {
         #endif
     }
 
-    @Test func digestChallengeIsNotAnsweredWithCredentials() {
-        let disposition = Harness().challenge(NSURLAuthenticationMethodHTTPDigest)
-        #expect(disposition != nil)
+    @Test func digestChallengeIsNotAnsweredWithCredentials() async {
+        let disposition = await Harness().challenge(NSURLAuthenticationMethodHTTPDigest)
         #expect(disposition != .useCredential)
         #expect(disposition != .performDefaultHandling)
     }
 
-    @Test func serverTrustChallengeGetsDefaultHandling() {
-        #expect(Harness().challenge("NSURLAuthenticationMethodServerTrust") == .performDefaultHandling)
+    @Test func serverTrustChallengeGetsDefaultHandling() async {
+        #expect(await Harness().challenge("NSURLAuthenticationMethodServerTrust") == .performDefaultHandling)
     }
 
     #if canImport(FoundationNetworking)
+        @Test func immediateOperationQueueRunsEachBlockBeforeReturningOnTheCallingThread() {
+            let queue = ImmediateOperationQueue()
+            let log = Fixtures.Recorder<String>()
+            let caller = pthread_self()
+            queue.addOperation { log.append(pthread_equal(pthread_self(), caller) != 0 ? "ran on caller" : "elsewhere") }
+            log.append("returned")
+            #expect(log.values == ["ran on caller", "returned"])
+        }
+
         @Test func cancelledBasicChallengeStillReturnsThe401WithItsBody() async throws {
             let (data, status) = try await Harness().run { harness in
                 harness.respond(status: 401, headers: ["WWW-Authenticate": #"Basic realm="api""#])
                 harness.receive(#"{"message":"log in first"}"#)
-                _ = harness.challenge(NSURLAuthenticationMethodHTTPBasic)
+                harness.present(challenge: NSURLAuthenticationMethodHTTPBasic)
                 harness.complete(error: URLError(.userCancelledAuthentication))
             }
             #expect(status == 401)
@@ -135,7 +149,7 @@ struct SessionDelegateTests {
         @Test func cancelledChallengeWithoutAResponseFailsWithAuthenticationRequired() async throws {
             let error = await #expect(throws: URLError.self) {
                 _ = try await Harness().run { harness in
-                    _ = harness.challenge(NSURLAuthenticationMethodHTTPBasic)
+                    harness.present(challenge: NSURLAuthenticationMethodHTTPBasic)
                     harness.complete(error: URLError(.userCancelledAuthentication))
                 }
             }
