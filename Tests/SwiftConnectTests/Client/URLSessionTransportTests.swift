@@ -130,7 +130,9 @@ struct SessionDelegateTests {
             let queue = ImmediateOperationQueue()
             let log = Fixtures.Recorder<String>()
             let caller = pthread_self()
-            queue.addOperation { log.append(pthread_equal(pthread_self(), caller) != 0 ? "ran on caller" : "elsewhere") }
+            queue.addOperation {
+                log.append(pthread_equal(pthread_self(), caller) != 0 ? "ran on caller" : "ran elsewhere")
+            }
             log.append("returned")
             #expect(log.values == ["ran on caller", "returned"])
         }
