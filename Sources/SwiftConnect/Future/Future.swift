@@ -36,16 +36,16 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Guards `state`. Futures derived with `map`, `flatMap`, … share their source's lock, so a
     /// chain costs one lock, not one per link: no code path holds one future's lock while taking
     /// another's, so sharing cannot deadlock. `nil` for a future created completed.
-    private let lock: LockedBox<Void>?
+    private let lock: StateLock?
     private var state: State
 
     init(
         callbackQueue: DispatchQueue?, context: FutureContext = .init(), cancelTarget: CancelTarget?,
-        sharingLockOf source: LockedBox<Void>? = nil
+        sharingLockOf source: StateLock? = nil
     ) {
         self.callbackQueue = callbackQueue
         self.context = context
-        self.lock = source ?? LockedBox(())
+        self.lock = source ?? StateLock()
         self.state = .pending(observers: .empty, onCancel: cancelTarget)
     }
 
@@ -87,7 +87,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
             var completed = state
             return body(&completed)
         }
-        return lock.withLock { _ in body(&state) }
+        return lock.withLock { body(&state) }
     }
 
     /// The result, if the future has completed; `nil` while it is pending.
