@@ -77,9 +77,7 @@ public final class URLSessionTransport: Transport {
     private func run(_ request: URLRequest, upload: UploadStreams?) async throws -> (Data, HTTPURLResponse) {
         let cancellation = LockedBox(CancellationState.idle)
         return try await withTaskCancellationHandler {
-            // Unsafe, not checked: the delegate resumes each registered continuation exactly once,
-            // from `didCompleteWithError`, after taking its record out under the lock.
-            try await withUnsafeThrowingContinuation { continuation in
+            try await withCheckedThrowingContinuation { continuation in
                 let task: URLSessionDataTask
                 if let upload {
                     var streamed = request
@@ -117,7 +115,7 @@ public final class URLSessionTransport: Transport {
 /// Collects each task's response and body, and answers redirects and challenges.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable: its only mutable state is `tasks`, a LockedBox.
-    typealias Continuation = UnsafeContinuation<(Data, HTTPURLResponse), any Error>
+    typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
 
     private struct Record {
         let continuation: Continuation

@@ -20,8 +20,7 @@ extension Future {
 
     private func result(awaiting _: Void) async -> Result<Value, any Error> {
         await withTaskCancellationHandler {
-            // Unsafe, not checked: an observer runs exactly once (the future's contract).
-            await withUnsafeContinuation { continuation in
+            await withCheckedContinuation { continuation in
                 register(on: nil) { [self] in
                     continuation.resume(returning: outcome)
                     return .empty
