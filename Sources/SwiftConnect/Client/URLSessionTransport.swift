@@ -162,10 +162,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         tasks.withLock { tasks in
-            if tasks[dataTask.taskIdentifier]?.data.isEmpty == true {
-                tasks[dataTask.taskIdentifier]?.data = data  // the usual single chunk: no copy
+            guard let index = tasks.index(forKey: dataTask.taskIdentifier) else { return }
+            if tasks.values[index].data.isEmpty {
+                tasks.values[index].data = data  // the usual single chunk: no copy
             } else {
-                tasks[dataTask.taskIdentifier]?.data.append(data)
+                tasks.values[index].data.append(data)
             }
         }
     }

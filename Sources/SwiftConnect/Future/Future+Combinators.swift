@@ -94,10 +94,6 @@ extension Future {
 
     /// A derived future completed with `transform` of this one's result, computed on `queue`
     /// (`nil`: on the thread that completes this future).
-    ///
-    /// The library's own steps — taking a response's body, decoding it — pass `nil`: they call no
-    /// user code, so they need not wait for the callback queue, and the derived future still runs
-    /// its observers there.
     func mapOutcome<T: Sendable>(
         on queue: DispatchQueue?, _ transform: @escaping @Sendable (Result<Value, any Error>) -> Result<T, any Error>
     ) -> Future<T> {
@@ -106,6 +102,13 @@ extension Future {
             next.takeWork(completingWith: transform(outcome)) ?? .empty
         }
         return next
+    }
+
+    /// Transforms the value like ``map(_:)``, but where this future completes instead of on the
+    /// callback queue — for the library's own steps (taking a body, decoding), which call no user
+    /// code; the derived future still runs its observers on the callback queue.
+    func mapWhereCompleted<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
+        mapOutcome(on: nil) { result in result.flatMap { value in Result { try transform(value) } } }
     }
 
     /// Completes this (pending, derived) future with the future `makeInner` returns, or with its

@@ -32,10 +32,8 @@ extension Future where Value == Data {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
-        return mapOutcome(on: nil) { result in
-            result.flatMap { data in
-                Result { try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil) }
-            }
+        return mapWhereCompleted { data in
+            try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
         }
     }
 
@@ -51,12 +49,8 @@ extension Future where Value == Data {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
-        return mapOutcome(on: nil) { result in
-            result.flatMap { data in
-                Result {
-                    try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
-                }
-            }
+        return mapWhereCompleted { data in
+            try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
         }
     }
 }
@@ -76,13 +70,8 @@ extension Future where Value == Response {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
-        return mapOutcome(on: nil) { result in
-            result.flatMap { response in
-                Result {
-                    try BodyDecoder.decode(
-                        type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
-                }
-            }
+        return mapWhereCompleted { response in
+            try BodyDecoder.decode(type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
         }
     }
 
@@ -97,16 +86,12 @@ extension Future where Value == Response {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
-        return mapOutcome(on: nil) { result in
-            result.flatMap { response in
-                Result {
-                    try BodyDecoder.decodeIfPresent(
-                        type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
-                }
-            }
+        return mapWhereCompleted { response in
+            try BodyDecoder.decodeIfPresent(
+                type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
         }
     }
 
     /// The body alone, taken where the response arrives; observers run on the callback queue.
-    public var data: Future<Data> { mapOutcome(on: nil) { $0.map(\.data) } }
+    public var data: Future<Data> { mapWhereCompleted(\.data) }
 }
