@@ -135,6 +135,14 @@ public final class Connect: Sendable {
             return inFlight.nextID
         }
         let inFlight = self.inFlight
+        if let exchange = DirectExchange.start(request, pipeline: pipeline, promise: promise) {
+            future.setCancelAction { exchange.cancel() }
+            future.register(on: nil) {
+                inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
+                return .empty
+            }
+            return future
+        }
         let run: @Sendable () async -> Void = {
             let result = await pipeline.run(request)
             if let progress = pipeline.uploadProgress {

@@ -82,23 +82,28 @@ struct Pipeline: Sendable {
             return (.failure(error), (error as? ConnectError)?.response)
         }
         do {
-            let decision = try await middleware.intercept(response)
-            if case .proceed = decision, !acceptableStatusCodes.contains(response.statusCode),
-                let error = errorHandler.handle(response)
-            {
-                return (.failure(error), response)
-            }
-            for validator in validators {
-                do {
-                    try validator.validate(response)
-                } catch {
-                    return (.failure(ConnectError.validationFailed(response, underlying: error)), response)
-                }
-            }
-            return (.success(response), response)
+            return (validated(response, decision: try await middleware.intercept(response)), response)
         } catch {
             return (.failure(error), response)
         }
+    }
+
+    /// Checks a response the interceptors let through: a status outside the acceptable range goes
+    /// to the error handler (unless an interceptor accepted the response), then the validators run.
+    func validated(_ response: Response, decision: InterceptorDecision) -> Result<Response, any Error> {
+        if case .proceed = decision, !acceptableStatusCodes.contains(response.statusCode),
+            let error = errorHandler.handle(response)
+        {
+            return .failure(error)
+        }
+        for validator in validators {
+            do {
+                try validator.validate(response)
+            } catch {
+                return .failure(ConnectError.validationFailed(response, underlying: error))
+            }
+        }
+        return .success(response)
     }
 
     /// Sends `request` and follows redirects as the policy says, with ``RedirectSafety``'s rules
@@ -109,38 +114,29 @@ struct Pipeline: Sendable {
         var hops = 0
         while true {
             let start = DispatchTime.now()
-            let data: Data
-            let httpResponse: HTTPURLResponse
+            let outcome: Result<(Data, HTTPURLResponse), any Error>
             do {
                 if let uploadBody {
                     let reporter = uploadProgress
-                    (data, httpResponse) = try await transport.send(
-                        current, body: uploadBody, progress: { reporter?.report(bytesSent: $0.bytesSent) })
+                    outcome = .success(
+                        try await transport.send(
+                            current, body: uploadBody, progress: { reporter?.report(bytesSent: $0.bytesSent) }))
                 } else {
-                    (data, httpResponse) = try await transport.send(current)
+                    outcome = .success(try await transport.send(current))
                 }
             } catch {
-                let error = Self.classify(error, wrapTransport: true)
-                logger?.log(DebugDescription.failure(current, error: error, elapsed: Self.seconds(since: start)))
-                throw error
+                outcome = .failure(error)
             }
-            let response = Response(request: current, httpResponse: httpResponse, data: data)
-            logger?.log(DebugDescription.response(response, elapsed: Self.seconds(since: start)))
-            guard let proposed = RedirectSafety.request(following: httpResponse, from: current) else {
-                return response
-            }
-            hops += 1
+            let response = try self.response(to: current, from: outcome, since: start)
             let next: URLRequest
-            switch redirectPolicy.kind {
-            case .doNotFollow:
+            switch try hop(after: response, hops: &hops) {
+            case .done(let response):
                 return response
-            case .follow:
-                guard hops <= redirectPolicy.maximumHops else { throw ConnectError.tooManyRedirects(response) }
-                next = proposed
-            case .decide(let decide):
-                guard hops <= redirectPolicy.maximumHops else { throw ConnectError.tooManyRedirects(response) }
-                switch await decide(Redirect(response: response, proposedRequest: proposed, hop: hops)) {
-                case .follow: next = proposed
+            case .next(let request):
+                next = request
+            case .ask(let redirect, let decide):
+                switch await decide(redirect) {
+                case .follow: next = redirect.proposedRequest
                 case .followWith(let request): next = request
                 case .stop: return response
                 }
@@ -151,6 +147,53 @@ struct Pipeline: Sendable {
             // the method (303, or POST on 301/302); the upload body goes with it.
             if next.httpMethod != current.httpMethod { uploadBody = nil }
             current = next
+        }
+    }
+
+    /// Turns what the transport returned for `request` into a ``Response``, logging it (or the
+    /// failure, classified) when the request asked for debug output.
+    func response(
+        to request: URLRequest, from outcome: Result<(Data, HTTPURLResponse), any Error>, since start: DispatchTime
+    ) throws -> Response {
+        switch outcome {
+        case .success(let (data, httpResponse)):
+            let response = Response(request: request, httpResponse: httpResponse, data: data)
+            logger?.log(DebugDescription.response(response, elapsed: Self.seconds(since: start)))
+            return response
+        case .failure(let error):
+            let error = Self.classify(error, wrapTransport: true)
+            logger?.log(DebugDescription.failure(request, error: error, elapsed: Self.seconds(since: start)))
+            throw error
+        }
+    }
+
+    /// Where a response leads under the redirect policy.
+    enum Hop {
+        /// It is the answer: not a redirect, or one the policy does not follow.
+        case done(Response)
+        /// Send this request next (``RedirectSafety``'s rules already applied).
+        case next(URLRequest)
+        /// Ask the policy's closure first.
+        case ask(Redirect, decide: @Sendable (Redirect) async -> RedirectDecision)
+    }
+
+    /// Where `response` leads; `hops` counts the redirects followed so far, this one included.
+    ///
+    /// - Throws: ``ConnectError/tooManyRedirects(_:)`` past the policy's `maximumHops`.
+    func hop(after response: Response, hops: inout Int) throws -> Hop {
+        guard let proposed = RedirectSafety.request(following: response.httpResponse, from: response.request) else {
+            return .done(response)
+        }
+        hops += 1
+        switch redirectPolicy.kind {
+        case .doNotFollow:
+            return .done(response)
+        case .follow:
+            guard hops <= redirectPolicy.maximumHops else { throw ConnectError.tooManyRedirects(response) }
+            return .next(proposed)
+        case .decide(let decide):
+            guard hops <= redirectPolicy.maximumHops else { throw ConnectError.tooManyRedirects(response) }
+            return .ask(Redirect(response: response, proposedRequest: proposed, hop: hops), decide: decide)
         }
     }
 

@@ -86,7 +86,7 @@ public final class URLSessionTransport: Transport {
                 } else {
                     task = session.dataTask(with: request)
                 }
-                delegate.register(task, continuation: continuation, upload: upload)
+                delegate.register(task, completion: .continuation(continuation), upload: upload)
                 let cancelled = cancellation.withLock { state -> Bool in
                     if case .cancelled = state { return true }
                     state = .running(task)
@@ -105,6 +105,19 @@ public final class URLSessionTransport: Transport {
         }
     }
 
+    /// Makes a data task for `request` whose outcome goes to `completion`, without a Swift task:
+    /// for ``DirectExchange``. `completion` runs on URLSession's own thread (on Linux, the
+    /// session's work queue), where it must not call back into URLSession synchronously — no
+    /// `resume()` or `cancel()` of a task; the caller resumes the task it gets.
+    func dataTask(
+        for request: URLRequest,
+        completion: @escaping @Sendable (Result<(Data, HTTPURLResponse), any Error>) -> Void
+    ) -> URLSessionDataTask {
+        let task = session.dataTask(with: request)
+        delegate.register(task, completion: .callback(completion))
+        return task
+    }
+
     private enum CancellationState {
         case idle
         case running(URLSessionTask)
@@ -115,10 +128,25 @@ public final class URLSessionTransport: Transport {
 /// Collects each task's response and body, and answers redirects and challenges.
 final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
     // @unchecked Sendable: its only mutable state is `tasks`, a LockedBox.
-    typealias Continuation = CheckedContinuation<(Data, HTTPURLResponse), any Error>
+    typealias Outcome = Result<(Data, HTTPURLResponse), any Error>
+
+    /// Where a task's outcome goes.
+    enum Completion {
+        /// A task awaiting ``URLSessionTransport/send(_:)``.
+        case continuation(CheckedContinuation<(Data, HTTPURLResponse), any Error>)
+        /// A ``DirectExchange``.
+        case callback(@Sendable (Outcome) -> Void)
+
+        func deliver(_ outcome: Outcome) {
+            switch self {
+            case .continuation(let continuation): continuation.resume(with: outcome)
+            case .callback(let callback): callback(outcome)
+            }
+        }
+    }
 
     private struct Record {
-        let continuation: Continuation
+        let completion: Completion
         /// The body streams of an upload.
         let upload: UploadStreams?
         var response: HTTPURLResponse?
@@ -128,8 +156,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     private let tasks = LockedBox([Int: Record]())
 
-    func register(_ task: URLSessionTask, continuation: Continuation, upload: UploadStreams? = nil) {
-        tasks.withLock { $0[task.taskIdentifier] = Record(continuation: continuation, upload: upload) }
+    func register(_ task: URLSessionTask, completion: Completion, upload: UploadStreams? = nil) {
+        tasks.withLock { $0[task.taskIdentifier] = Record(completion: completion, upload: upload) }
     }
 
     func urlSession(
@@ -219,27 +247,22 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
         guard let record = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
+        record.completion.deliver(SessionDelegate.outcome(of: record, error: error))
+    }
+
+    private static func outcome(of record: Record, error: (any Error)?) -> Outcome {
         if let upload = record.upload {
             // Free the files at once, whatever the outcome; a failed source explains the abort.
             upload.closeAll()
-            if let failure = upload.failure {
-                record.continuation.resume(throwing: failure)
-                return
-            }
+            if let failure = upload.failure { return .failure(failure) }
         }
         if record.challengeCancelled {
-            if let response = record.response {
-                record.continuation.resume(returning: (record.data, response))
-            } else {
-                record.continuation.resume(throwing: URLError(.userAuthenticationRequired))
-            }
-        } else if let error {
-            record.continuation.resume(throwing: error)
-        } else if let response = record.response {
-            record.continuation.resume(returning: (record.data, response))
-        } else {
-            record.continuation.resume(throwing: ConnectError.invalidResponse)
+            guard let response = record.response else { return .failure(URLError(.userAuthenticationRequired)) }
+            return .success((record.data, response))
         }
+        if let error { return .failure(error) }
+        guard let response = record.response else { return .failure(ConnectError.invalidResponse) }
+        return .success((record.data, response))
     }
 }
 
@@ -279,10 +302,11 @@ final class UploadStreams: Sendable {
     /// FoundationNetworking hands every delegate call — the response, each chunk of the body, the
     /// completion — to the delegate queue as a separate operation; with an ordinary queue that is
     /// three thread hops per request, which measured as most of the library's cost over a plain
-    /// completion-handler data task. ``SessionDelegate``'s calls only take a lock, record and
-    /// resume a continuation (the awaiting task then runs on the Swift concurrency pool, never
-    /// here), so they can run where they are made; the answers that call back into URLSession go
-    /// through ``SessionDelegate/answer(_:)``.
+    /// completion-handler data task. ``SessionDelegate``'s calls only take a lock and record, so
+    /// they can run where they are made. On completion they resume a continuation (the awaiting
+    /// task then runs on the Swift concurrency pool) or finish a ``DirectExchange``, which leaves
+    /// this thread for large bodies and for whatever calls back into URLSession; the delegate's
+    /// own answers that call back go through ``SessionDelegate/answer(_:)``.
     final class ImmediateOperationQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable: adds no state to OperationQueue, which is thread-safe.
         override func addOperation(_ block: @escaping @Sendable () -> Void) {

@@ -1,0 +1,137 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Requests a client without middleware sends without a Swift task (``DirectExchange``): the
+/// pipeline's steps run in URLSession's callback, and what must not run there leaves it.
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+struct DirectExchangeTests {
+    struct Call: Connector {
+        var baseURL: URL = HTTPBin.baseURL
+        var endpoint: String
+        var redirectPolicy: RedirectPolicy? = nil
+    }
+
+    /// Whether each validator call ran inside a Swift task.
+    private static func recordingTasks(_ record: Recorder<Bool>) -> ResponseValidator {
+        ResponseValidator { _ in record.append(withUnsafeCurrentTask { $0 != nil }) }
+    }
+
+    @Test func aClientWithoutMiddlewareValidatesOutsideAnyTaskAndOneWithMiddlewareInIt() async throws {
+        let direct = Recorder<Bool>()
+        _ = try await HTTPBin.connect { $0.validators = [Self.recordingTasks(direct)] }
+            .request(Call(endpoint: "/get")).value
+        #expect(direct.values == [false])
+
+        let piped = Recorder<Bool>()
+        let adapter = ConnectMiddleware(adapters: [ClosureAdapter { $0 }])
+        _ = try await HTTPBin.connect(middleware: adapter) { $0.validators = [Self.recordingTasks(piped)] }
+            .request(Call(endpoint: "/get")).value
+        #expect(piped.values == [true])
+    }
+
+    @Test func aSlowValidatorOnALargeBodyDoesNotHoldUpOtherResponses() async throws {
+        let validating = PipelineFixtures.Gate()
+        let release = DispatchSemaphore(value: 0)
+        let connect = HTTPBin.connect { configuration in
+            configuration.validators = [
+                ResponseValidator { response in
+                    guard response.data.count >= DirectExchange.inlineBodyLimit else { return }
+                    validating.open()
+                    _ = release.wait(timeout: .now() + 10)
+                }
+            ]
+        }
+        let large = connect.request(Call(endpoint: "/bytes/102400"))
+        try await validating.wait()
+        // The large body's validator now holds its thread. Were that URLSession's own queue, the
+        // small request could neither start nor finish until the validator gave up (10 s).
+        let small = try await connect.request(Call(endpoint: "/get")).value
+        #expect(!small.isEmpty)
+        #expect(!large.isCompleted)
+        release.signal()
+        #expect(try await large.value.count == 102_400)
+    }
+
+    @Test func aValidatorMayCancelAnotherRequestWithoutDeadlock() async throws {
+        let pending = Recorder<Future<Data>>()
+        let connect = HTTPBin.connect { configuration in
+            configuration.validators = [
+                ResponseValidator { response in
+                    if response.url?.path == "/get" { for future in pending.values { future.cancel() } }
+                }
+            ]
+        }
+        let slow = connect.request(Call(endpoint: "/delay/10"))
+        pending.append(slow)
+        let start = Date()
+        _ = try await connect.request(Call(endpoint: "/get")).value
+        let result = await slow.asyncResult
+        #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        #expect(Date().timeIntervalSince(start) < 5)
+    }
+
+    @Test func aDecidingRedirectPolicyIsAskedAndObeyed() async throws {
+        let connect = HTTPBin.connect()
+        let asked = Recorder<String>()
+        var stop = Call(endpoint: "/redirect-to?url=/get&status_code=302")
+        stop.redirectPolicy = .decide { redirect in
+            asked.append(redirect.proposedRequest.url?.path ?? "")
+            return .stop
+        }
+        // Not followed: the 302 itself comes back, and fails the status check as any 302 would.
+        let stopped = await connect.response(stop).asyncResult
+        #expect((stopped.failureValue as? ConnectError)?.statusCode == 302)
+        #expect(asked.values == ["/get"])
+
+        var elsewhere = Call(endpoint: "/redirect-to?url=/get&status_code=307")
+        elsewhere.redirectPolicy = .decide { redirect in
+            var request = redirect.proposedRequest
+            request.url = HTTPBin.baseURL.appendingPathComponent("anything/chosen")
+            return .followWith(request)
+        }
+        let echo = try await connect.request(elsewhere).decoded(toType: Echo.self).value
+        #expect(echo.url.hasSuffix("/anything/chosen"))
+    }
+
+    /// Collects debug output.
+    private struct LinesLogger: ConnectLogger {
+        let lines = Recorder<String>()
+        func log(_ message: String) { lines.append(message) }
+    }
+
+    @Test func cancellingAfterARedirectCancelsTheTransferItLedTo() async throws {
+        let logger = LinesLogger()
+        let validated = Recorder<String>()
+        let connect = HTTPBin.connect { configuration in
+            configuration.logger = logger
+            configuration.validators = [ResponseValidator { validated.append($0.url?.path ?? "") }]
+        }
+        let future = connect.request(Call(endpoint: "/redirect-to?url=/delay/10"), debugResponse: true)
+        // Wait until the redirect's request to /delay/10 is logged (as a cURL command), then a little
+        // longer, so that it has gone out.
+        let next = "\"" + HTTPBin.baseURL.absoluteString + "/delay/10\""
+        #expect(await Self.eventually(within: 20) { logger.lines.values.contains { $0.contains(next) } })
+        try await Task.sleep(nanoseconds: 200_000_000)
+        future.cancel()
+        let result = await future.asyncResult
+        #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        // The transfer itself ends, cancelled, long before the server would answer; had only the
+        // future been cancelled, it would run on for the 10 s and then be validated.
+        #expect(await Self.eventually { logger.lines.values.contains { $0.contains("cancelled") } })
+        #expect(validated.values.isEmpty)
+    }
+
+    /// Whether `condition` holds within `seconds`.
+    private static func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
+        return condition()
+    }
+}
