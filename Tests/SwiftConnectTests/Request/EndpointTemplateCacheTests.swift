@@ -67,6 +67,15 @@ struct EndpointTemplateCacheTests {
         #expect(EndpointTemplateCache.shared.capacity == 256)
     }
 
+    @Test func buildingARequestKeepsItsTemplateInTheSharedCache() throws {
+        let endpoint = "/cache-probe/\(UInt64.random(in: 0...UInt64.max))/{id}"
+        let connector = TestConnector(
+            baseURL: URL(string: "https://api.example.com")!, endpoint: endpoint,
+            parameters: Parameter.path(key: "id", value: "1"))
+        _ = try connector.asURLRequest()
+        #expect(EndpointTemplateCache.shared.contains(endpoint))
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func concurrentLookupsGiveTheSameTemplatesAsParsing() throws {
         // More endpoints than the capacity, so that threads also evict and re-insert concurrently.
