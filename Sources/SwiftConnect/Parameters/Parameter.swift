@@ -52,22 +52,40 @@ public enum Parameter: ParametersRepresentable {
 /// ```
 public struct CompositeParameters: ParametersRepresentable {
     /// The parameters, in the order they are applied.
-    public let parameters: [ParametersRepresentable]
+    public var parameters: [ParametersRepresentable] {
+        switch storage {
+        case .parameters(let parameters): return parameters
+        case .representables(let representables): return representables
+        }
+    }
+
+    /// Parameters given as ``Parameter`` values are kept as such: a `Parameter` (32 bytes) does not
+    /// fit an existential's inline buffer, so an `[any ParametersRepresentable]` would box each one
+    /// in an allocation of its own.
+    private enum Storage {
+        case parameters([Parameter])
+        case representables([ParametersRepresentable])
+    }
+
+    private let storage: Storage
 
     /// Combines parameters.
     public init(_ parameters: Parameter...) {
-        self.parameters = parameters
+        storage = .parameters(parameters)
     }
 
     /// Combines parameters of any kinds, including your own ``ParametersRepresentable`` types.
     public init(_ parameters: [ParametersRepresentable]) {
-        self.parameters = parameters
+        storage = .representables(parameters)
     }
 
     /// Applies every parameter in order.
     public func apply(to parameters: inout RequestParameters) throws {
-        for parameter in self.parameters {
-            try parameter.apply(to: &parameters)
+        switch storage {
+        case .parameters(let list):
+            for parameter in list { try parameter.apply(to: &parameters) }
+        case .representables(let list):
+            for parameter in list { try parameter.apply(to: &parameters) }
         }
     }
 }

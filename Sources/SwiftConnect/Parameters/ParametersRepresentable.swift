@@ -36,6 +36,10 @@ public struct RequestParameters {
     /// The encoder for JSON bodies: the `Connect` configuration's.
     public let jsonEncoder: JSONEncoder
 
+    /// Room for this many path values or query items at the first one: growing an array one
+    /// append at a time would reallocate at the 2nd and 3rd.
+    private static let initialCapacity = 4
+
     /// Creates an empty set of parameters that encodes JSON with `jsonEncoder`.
     public init(jsonEncoder: JSONEncoder = JSONEncoder()) {
         self.jsonEncoder = jsonEncoder
@@ -48,11 +52,13 @@ public struct RequestParameters {
         if pathValues.contains(where: { $0.key == key }) {
             throw ConnectError.invalidRequest(.duplicatePathParameter(key: key))
         }
+        if pathValues.capacity == 0 { pathValues.reserveCapacity(Self.initialCapacity) }
         pathValues.append((key, value))
     }
 
     /// Appends a query item; a `nil` value sends the name alone (`?flag`).
     public mutating func appendQueryItem(name: String, value: String?) {
+        if queryItems.capacity == 0 { queryItems.reserveCapacity(Self.initialCapacity) }
         queryItems.append(URLQueryItem(name: name, value: value))
     }
 

@@ -3,7 +3,6 @@ import Foundation
 /// RFC 3986 percent-encoding, byte by byte (no `URLComponents`, which is slow on Linux and leaves
 /// `+`, `&` and `=` alone in query values).
 enum PercentEncoding {
-    private static let hex = Array("0123456789ABCDEF".utf8)
 
     /// ALPHA / DIGIT / "-" / "." / "_" / "~".
     static func isUnreserved(_ byte: UInt8) -> Bool {
@@ -40,38 +39,55 @@ enum PercentEncoding {
     /// existing `%XX` escape is kept as it is.
     static func encode(_ string: String, keepingEscapes: Bool = false, keep: (UInt8) -> Bool) -> String {
         if string.utf8.allSatisfy(keep) { return string }
-        var output: [UInt8] = []
-        append(string, keepingEscapes: keepingEscapes, keep: keep, to: &output)
-        return String(decoding: output, as: UTF8.self)
+        return UTF8Writer.string { output in
+            append(string, keepingEscapes: keepingEscapes, keep: keep, to: &output)
+        }
     }
 
     /// Appends `string` to `output`, encoding every byte for which `keep` is false (see
     /// ``encode(_:keepingEscapes:keep:)``).
+    @inline(__always)
     static func append(
-        _ string: String, keepingEscapes: Bool = false, keep: (UInt8) -> Bool, to output: inout [UInt8]
+        _ string: String, keepingEscapes: Bool = false, keep: (UInt8) -> Bool, to output: inout UTF8Writer
     ) {
         var string = string
-        string.withUTF8 { bytes in
-            output.reserveCapacity(output.count + bytes.count * 3)
-            var index = 0
-            while index < bytes.count {
-                let byte = bytes[index]
-                if keep(byte) {
-                    output.append(byte)
-                } else if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
-                    isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
-                {
-                    output.append(contentsOf: bytes[index...index + 2])
-                    index += 3
-                    continue
-                } else {
-                    output.append(UInt8(ascii: "%"))
-                    output.append(hex[Int(byte >> 4)])
-                    output.append(hex[Int(byte & 0x0F)])
-                }
+        string.withUTF8 { append($0, keepingEscapes: keepingEscapes, keep: keep, to: &output) }
+    }
+
+    /// Appends `bytes` to `output`, encoding every byte for which `keep` is false. Runs of kept
+    /// bytes are copied whole.
+    static func append(
+        _ bytes: UnsafeBufferPointer<UInt8>, keepingEscapes: Bool, keep: (UInt8) -> Bool, to output: inout UTF8Writer
+    ) {
+        var runStart = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if keep(byte) {
+                index += 1
+                continue
+            }
+            if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+            if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+                isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
+            {
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index...index + 2]))
+                index += 3
+            } else {
+                output.append(UInt8(ascii: "%"))
+                output.append(hexDigit(byte >> 4))
+                output.append(hexDigit(byte & 0x0F))
                 index += 1
             }
+            runStart = index
         }
+        if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
+    }
+
+    /// The uppercase hex digit for `nibble` (0...15).
+    @inline(__always)
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -93,6 +109,19 @@ enum PercentEncoding {
         return encode(value, keep: isUnreserved)
     }
 
+    /// Appends ``pathValue(_:)`` of `value` to `output`.
+    static func appendPathValue(_ value: String, to output: inout UTF8Writer) {
+        if value == "." || value == ".." {
+            for _ in value.utf8 {
+                output.append(UInt8(ascii: "%"))
+                output.append(UInt8(ascii: "2"))
+                output.append(UInt8(ascii: "E"))
+            }
+        } else {
+            append(value, keep: isUnreserved, to: &output)
+        }
+    }
+
     /// A query name or value: everything but unreserved characters is encoded.
     static func queryComponent(_ component: String) -> String {
         encode(component, keep: isUnreserved)
@@ -101,16 +130,26 @@ enum PercentEncoding {
     /// `name=value&name2=value2`, each part encoded as a query component.
     static func queryString(_ items: [URLQueryItem]) -> String {
         if items.isEmpty { return "" }
-        var output: [UInt8] = []
+        return UTF8Writer.string { output in appendQueryString(items, to: &output) }
+    }
+
+    /// Appends ``queryString(_:)`` of `items` to `output`.
+    static func appendQueryString(_ items: [URLQueryItem], to output: inout UTF8Writer) {
+        // As the items are joined: an item that encodes to nothing at the start gets no `&`.
+        let start = output.count
         for item in items {
-            if !output.isEmpty { output.append(UInt8(ascii: "&")) }
+            if output.count != start { output.append(UInt8(ascii: "&")) }
             append(item.name, keep: isUnreserved, to: &output)
             if let value = item.value {
                 output.append(UInt8(ascii: "="))
                 append(value, keep: isUnreserved, to: &output)
             }
         }
-        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Whether ``queryString(_:)`` of `items` is empty: every item has an empty name and no value.
+    static func queryStringIsEmpty(_ items: [URLQueryItem]) -> Bool {
+        items.allSatisfy { $0.name.isEmpty && $0.value == nil }
     }
 
     /// An `application/x-www-form-urlencoded` body: as a query string, every reserved character

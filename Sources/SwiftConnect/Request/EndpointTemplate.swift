@@ -1,7 +1,7 @@
 /// An endpoint such as `/users/{userId}/todos/{todoId}?expand=true`, parsed into literal text and
 /// `{slot}`s, in its path and query parts.
-struct EndpointTemplate {
-    enum Piece: Equatable {
+struct EndpointTemplate: Sendable {
+    enum Piece: Equatable, Sendable {
         case literal(String)
         case slot(String)
     }

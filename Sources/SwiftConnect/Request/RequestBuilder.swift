@@ -88,25 +88,26 @@ enum RequestBuilder {
     }
 
     /// Joins the base URL, the filled endpoint template and the query items.
+    ///
+    /// The URL string is written once, into storage of its exact size (``UTF8Writer``): no
+    /// intermediate strings for the path, the query parts or their joins.
     static func makeURL(baseURL: URL, endpoint: String, parameters: RequestParameters) throws -> URL {
         let base = baseURL.absoluteString
-        guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https",
-            let host = baseURL.host, !host.isEmpty
-        else {
+        guard let scheme = baseURL.scheme, isHTTP(scheme), let host = baseURL.host, !host.isEmpty else {
             throw ConnectError.invalidRequest(.invalidBaseURL(base))
         }
 
         // Split the base into its path-ending prefix and its own query; drop any fragment. The
         // delimiters are ASCII: search the UTF-8 bytes, not the Characters.
         var prefix = Substring(base)
-        if let hash = prefix.utf8.firstIndex(of: UInt8(ascii: "#")) { prefix = prefix[..<hash] }
+        if let hash = firstIndex(of: UInt8(ascii: "#"), in: prefix) { prefix = prefix[..<hash] }
         var baseQuery: Substring = ""
-        if let question = prefix.utf8.firstIndex(of: UInt8(ascii: "?")) {
+        if let question = firstIndex(of: UInt8(ascii: "?"), in: prefix) {
             baseQuery = prefix[prefix.utf8.index(after: question)...]
             prefix = prefix[..<question]
         }
 
-        let template = try EndpointTemplate(endpoint)
+        let template = try EndpointTemplateCache.shared.template(for: endpoint)
         let pathValues = parameters.pathValues
         for (key, value) in pathValues {
             guard template.slots.contains(key) else {
@@ -115,55 +116,98 @@ enum RequestBuilder {
             guard !value.isEmpty else { throw ConnectError.invalidRequest(.emptyPathValue(key: key)) }
         }
         // A handful of values: a linear search beats hashing into a dictionary.
-        func pathValue(for slot: String) -> String? {
-            pathValues.first { $0.key == slot }?.value
+        func pathValue(for slot: String) throws -> String {
+            guard let value = pathValues.first(where: { $0.key == slot })?.value else {
+                throw ConnectError.invalidRequest(.missingPathValue(slot: slot))
+            }
+            return value
         }
 
-        func fill(_ pieces: [EndpointTemplate.Piece], literal: (String) -> String, value: (String) -> String)
-            throws -> String
-        {
-            var result = ""
-            for piece in pieces {
-                switch piece {
-                case .literal(let text):
-                    result += literal(text)
-                case .slot(let name):
-                    guard let filled = pathValue(for: name) else {
-                        throw ConnectError.invalidRequest(.missingPathValue(slot: name))
+        // Every slot has a value, checked in the order the pieces are written (path, then query),
+        // so the first missing one is the one reported.
+        for case .slot(let name) in template.path { _ = try pathValue(for: name) }
+        for case .slot(let name) in template.query { _ = try pathValue(for: name) }
+
+        // Literal pieces are never empty and a slot's value never encodes to nothing, so the
+        // filled path (or endpoint query) is empty exactly when the template's is; the filled path
+        // starts with "/" exactly when its first piece is a literal that does.
+        let pathStartsWithSlash: Bool
+        if case .literal(let text)? = template.path.first {
+            pathStartsWithSlash = text.utf8.first == UInt8(ascii: "/")
+        } else {
+            pathStartsWithSlash = false
+        }
+        let prefixEndsWithSlash = prefix.utf8.last == UInt8(ascii: "/")
+        let queryItems = parameters.queryItems
+        let hasItemsQuery = !PercentEncoding.queryStringIsEmpty(queryItems)
+
+        let urlString = try UTF8Writer.string { output in
+            func write(_ pieces: [EndpointTemplate.Piece], keep: (UInt8) -> Bool, isQuery: Bool) throws {
+                for piece in pieces {
+                    switch piece {
+                    case .literal(let text):
+                        PercentEncoding.append(text, keepingEscapes: true, keep: keep, to: &output)
+                    case .slot(let name):
+                        let value = try pathValue(for: name)
+                        if isQuery {
+                            PercentEncoding.append(value, keep: PercentEncoding.isUnreserved, to: &output)
+                        } else {
+                            PercentEncoding.appendPathValue(value, to: &output)
+                        }
                     }
-                    result += value(filled)
                 }
             }
-            return result
-        }
 
-        let path = try fill(
-            template.path,
-            literal: { PercentEncoding.encode($0, keepingEscapes: true, keep: PercentEncoding.isPathLiteral) },
-            value: PercentEncoding.pathValue)
-        let endpointQuery = try fill(
-            template.query,
-            literal: { PercentEncoding.encode($0, keepingEscapes: true, keep: PercentEncoding.isQueryLiteral) },
-            value: PercentEncoding.queryComponent)
-
-        var urlString = String(prefix)
-        if !path.isEmpty {
-            switch (urlString.hasSuffix("/"), path.hasPrefix("/")) {
-            case (true, true): urlString += path.dropFirst()
-            case (false, false): urlString += "/" + path
-            default: urlString += path
+            if prefixEndsWithSlash && pathStartsWithSlash {
+                output.append(prefix.dropLast())
+            } else {
+                output.append(prefix)
+                if !template.path.isEmpty && !prefixEndsWithSlash && !pathStartsWithSlash {
+                    output.append(UInt8(ascii: "/"))
+                }
             }
-        }
+            try write(template.path, keep: PercentEncoding.isPathLiteral, isQuery: false)
 
-        let queryParts = [String(baseQuery), endpointQuery, PercentEncoding.queryString(parameters.queryItems)]
-            .filter { !$0.isEmpty }
-        if !queryParts.isEmpty {
-            urlString += "?" + queryParts.joined(separator: "&")
+            var separator = UInt8(ascii: "?")
+            if !baseQuery.isEmpty {
+                output.append(separator)
+                output.append(baseQuery)
+                separator = UInt8(ascii: "&")
+            }
+            if !template.query.isEmpty {
+                output.append(separator)
+                try write(template.query, keep: PercentEncoding.isQueryLiteral, isQuery: true)
+                separator = UInt8(ascii: "&")
+            }
+            if hasItemsQuery {
+                output.append(separator)
+                PercentEncoding.appendQueryString(queryItems, to: &output)
+            }
         }
 
         guard let url = URL(string: urlString) else {
             throw ConnectError.invalidRequest(.invalidURL(urlString))
         }
         return url
+    }
+
+    /// Whether `scheme` is `http` or `https`, ignoring ASCII case.
+    private static func isHTTP(_ scheme: String) -> Bool {
+        var bytes = scheme.utf8.makeIterator()
+        for expected in "http".utf8 {
+            guard let byte = bytes.next(), byte | 0x20 == expected else { return false }
+        }
+        switch bytes.next() {
+        case nil: return true
+        case let byte? where byte | 0x20 == UInt8(ascii: "s"): return bytes.next() == nil
+        default: return false
+        }
+    }
+
+    /// The index of the first `byte` in `text`'s UTF-8, found over its contiguous bytes.
+    private static func firstIndex(of byte: UInt8, in text: Substring) -> String.Index? {
+        var text = text
+        let offset = text.withUTF8 { $0.firstIndex(of: byte) }
+        return offset.map { text.utf8.index(text.utf8.startIndex, offsetBy: $0) }
     }
 }

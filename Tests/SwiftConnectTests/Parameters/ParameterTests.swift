@@ -145,6 +145,19 @@ struct ParameterTests {
         #expect(gathered.queryItems.map(\.name) == ["before"])
     }
 
+    @Test func compositeListsItsParametersInOrderWhicheverInitializerMadeIt() {
+        let variadic = CompositeParameters(.query(key: "a", value: "1"), .path(key: "b", value: "2"))
+        #expect(variadic.parameters.count == 2)
+        #expect(
+            variadic.parameters.map { ($0 as? Parameter).map { "\($0)" } } == [
+                "\(Parameter.query(key: "a", value: "1"))", "\(Parameter.path(key: "b", value: "2"))",
+            ])
+        let mixed = CompositeParameters([Parameter.query(key: "a", value: "1"), AcceptLanguage(value: "fr")])
+        #expect(mixed.parameters.count == 2)
+        #expect(mixed.parameters[0] is Parameter)
+        #expect((mixed.parameters[1] as? AcceptLanguage)?.value == "fr")
+    }
+
     @Test func emptyCompositeAddsNothing() throws {
         let gathered = try applied(CompositeParameters([]))
         #expect(gathered.queryItems.isEmpty)

@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+@Suite("EndpointTemplateCache")
+struct EndpointTemplateCacheTests {
+    /// The template parsed without a cache.
+    func parsed(_ endpoint: String) throws -> EndpointTemplate {
+        try EndpointTemplate(endpoint)
+    }
+
+    func expectSame(_ lhs: EndpointTemplate, _ rhs: EndpointTemplate, sourceLocation: SourceLocation = #_sourceLocation)
+    {
+        #expect(lhs.path == rhs.path, sourceLocation: sourceLocation)
+        #expect(lhs.query == rhs.query, sourceLocation: sourceLocation)
+        #expect(lhs.slots == rhs.slots, sourceLocation: sourceLocation)
+    }
+
+    @Test func firstAndLaterLookupsGiveTheParsedTemplate() throws {
+        let cache = EndpointTemplateCache(capacity: 8)
+        let endpoint = "/users/{userId}/todos/{todoId}?expand={what}"
+        let first = try cache.template(for: endpoint)
+        let second = try cache.template(for: endpoint)
+        expectSame(first, try parsed(endpoint))
+        expectSame(second, try parsed(endpoint))
+        #expect(cache.count == 1)
+    }
+
+    @Test func differentEndpointsGetTheirOwnTemplates() throws {
+        let cache = EndpointTemplateCache(capacity: 8)
+        let endpoints = ["/a/{id}", "/b/{id}", "/a/{id}?x=1", "", "a/{id}"]
+        for endpoint in endpoints + endpoints {
+            expectSame(try cache.template(for: endpoint), try parsed(endpoint))
+        }
+        #expect(cache.count == endpoints.count)
+    }
+
+    @Test func malformedEndpointThrowsEveryTimeAndIsNotKept() {
+        let cache = EndpointTemplateCache(capacity: 8)
+        for _ in 0..<2 {
+            let error = #expect(throws: ConnectError.self) { try cache.template(for: "/users/{id") }
+            guard case .invalidRequest(.malformedEndpoint(let endpoint, let detail))? = error else {
+                Issue.record("expected malformedEndpoint, got \(String(describing: error))")
+                return
+            }
+            #expect(endpoint == "/users/{id")
+            #expect(detail == "unclosed slot {id")
+        }
+        #expect(cache.count == 0)
+    }
+
+    @Test func theCacheNeverHoldsMoreThanItsCapacity() throws {
+        let cache = EndpointTemplateCache(capacity: 4)
+        for id in 0..<100 {
+            let endpoint = "/items/\(id)/{slot}"
+            expectSame(try cache.template(for: endpoint), try parsed(endpoint))
+            #expect(cache.count == min(id + 1, 4))
+        }
+        // Evicted endpoints are parsed again, correctly.
+        expectSame(try cache.template(for: "/items/0/{slot}"), try parsed("/items/0/{slot}"))
+        #expect(cache.count == 4)
+    }
+
+    @Test func sharedCacheIsBounded() {
+        #expect(EndpointTemplateCache.shared.capacity == 256)
+    }
+
+    @Test func buildingARequestKeepsItsTemplateInTheSharedCache() throws {
+        let endpoint = "/cache-probe/\(UInt64.random(in: 0...UInt64.max))/{id}"
+        let connector = TestConnector(
+            baseURL: URL(string: "https://api.example.com")!, endpoint: endpoint,
+            parameters: Parameter.path(key: "id", value: "1"))
+        _ = try connector.asURLRequest()
+        #expect(EndpointTemplateCache.shared.contains(endpoint))
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func concurrentLookupsGiveTheSameTemplatesAsParsing() throws {
+        // More endpoints than the capacity, so that threads also evict and re-insert concurrently.
+        let cache = EndpointTemplateCache(capacity: 16)
+        let endpoints = (0..<40).map { "/tenants/{tenant}/items/\($0)/{id}?v=\($0 % 3)&q={q}" }
+        let expected = try endpoints.map(parsed)
+        let mismatches = LockedBox(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { worker in
+            for round in 0..<500 {
+                let index = (worker * 7 + round) % endpoints.count
+                guard let template = try? cache.template(for: endpoints[index]),
+                    template.path == expected[index].path, template.query == expected[index].query,
+                    template.slots == expected[index].slots
+                else {
+                    mismatches.withLock { $0 += 1 }
+                    continue
+                }
+            }
+        }
+        #expect(mismatches.withLock { $0 } == 0)
+        #expect(cache.count <= 16)
+    }
+}
