@@ -55,7 +55,12 @@ enum BodyDecoder {
     }
 
     private static func isBlank(_ data: Data) -> Bool {
-        data.allSatisfy { $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }
+        firstSignificantByte(of: data) == nil
+    }
+
+    /// The first byte that is not JSON whitespace.
+    private static func firstSignificantByte(of data: Data) -> UInt8? {
+        data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
     }
 
     /// Walks the key path and decodes `type` there.
@@ -70,6 +75,11 @@ enum BodyDecoder {
                 response: response)
         }
         do {
+            // Without a key path there is nothing to walk: decoding `T` itself spares the task-local
+            // and the box. A top-level `null` still goes through the box, which reports it as such.
+            if keyPath == nil, firstSignificantByte(of: data) != UInt8(ascii: "n") {
+                return .value(try decoder.decode(T.self, from: data))
+            }
             return try $keyPath.withValue(components) {
                 try decoder.decode(KeyPathBox<T>.self, from: data).outcome
             }

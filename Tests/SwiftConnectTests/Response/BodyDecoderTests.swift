@@ -46,6 +46,22 @@ struct DecodedTests {
         #expect(todo == Todo(id: 1, title: "Buy milk"))
     }
 
+    @Test func wholeBodyMissingAKeyFailsNamingTheKeyAtTheTopLevel() async throws {
+        let result = await connect(body: #"  {"id":1}"#)
+            .request(TestConnector()).decoded(toType: Todo.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.keyPath == nil)
+        #expect(failure.reason == "key 'title' not found at the top level", "reason: \(failure.reason)")
+        #expect(failure.underlyingError is DecodingError)
+    }
+
+    @Test func wholeBodyNullFailsSayingNull() async throws {
+        let result = await connect(body: " null")
+            .request(TestConnector()).decoded(toType: Todo.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason == "the value at the key path is null", "reason: \(failure.reason)")
+    }
+
     @Test func nestedKeyPathDecodesTheValueThere() async throws {
         let body = #"{"data":{"item":{"id":2,"title":"Nested"},"other":{"id":"not a todo"}},"meta":{}}"#
         let todo = try await connect(body: body)
