@@ -32,6 +32,18 @@ struct FutureStressTests {
         var actionCount: Int { lock.withLock { actions } }
     }
 
+    /// Runs `body` — a `concurrentPerform` that keeps every core busy — on a global queue, and
+    /// waits for it without holding one of the concurrency pool's threads: on two cores a race
+    /// holding one for seconds (under ThreadSanitizer) stalls every other test meanwhile.
+    static func offThePool(_ body: @escaping @Sendable () -> Void) async {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                body()
+                continuation.resume()
+            }
+        }
+    }
+
     /// A comparable summary of a result: the value, 1000 + the error's id, or -1 for cancelled.
     static func tag(_ result: Result<Int, any Error>) -> Int {
         switch result {
@@ -43,7 +55,7 @@ struct FutureStressTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func racingCompletersAndObserversAgreeOnExactlyOneResultPerFuture() {
+    func racingCompletersAndObserversAgreeOnExactlyOneResultPerFuture() async {
         let futureCount = 1_000
         let completers = 8
         let observers = 8
@@ -54,19 +66,21 @@ struct FutureStressTests {
             promises[index].future.observe { records[index].saw(Self.tag($0)) }
         }
 
-        DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
-            let index = iteration / racers
-            let racer = iteration % racers
-            let promise = promises[index]
-            let record = records[index]
-            guard racer < completers else {
-                promise.future.observe { record.saw(Self.tag($0)) }
-                return
-            }
-            switch (racer + index) % 3 {
-            case 0: if promise.succeed(racer) { record.won() }
-            case 1: if promise.fail(TestError(id: racer)) { record.won() }
-            default: promise.future.cancel()
+        await Self.offThePool {
+            DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
+                let index = iteration / racers
+                let racer = iteration % racers
+                let promise = promises[index]
+                let record = records[index]
+                guard racer < completers else {
+                    promise.future.observe { record.saw(Self.tag($0)) }
+                    return
+                }
+                switch (racer + index) % 3 {
+                case 0: if promise.succeed(racer) { record.won() }
+                case 1: if promise.fail(TestError(id: racer)) { record.won() }
+                default: promise.future.cancel()
+                }
             }
         }
 
@@ -100,18 +114,20 @@ struct FutureStressTests {
         let records = (0..<futureCount).map { _ in Record() }
         let offQueue = Counter()
 
-        DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
-            let index = iteration / racers
-            let racer = iteration % racers
-            let promise = promises[index]
-            let record = records[index]
-            if racer % 2 == 0 {
-                promise.future.map { $0 * 2 }.observe { result in
-                    if !target.isCurrent { offQueue.increment() }
-                    record.saw(Self.tag(result))
+        await Self.offThePool {
+            DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
+                let index = iteration / racers
+                let racer = iteration % racers
+                let promise = promises[index]
+                let record = records[index]
+                if racer % 2 == 0 {
+                    promise.future.map { $0 * 2 }.observe { result in
+                        if !target.isCurrent { offQueue.increment() }
+                        record.saw(Self.tag(result))
+                    }
+                } else if promise.succeed(racer) {
+                    record.won()
                 }
-            } else if promise.succeed(racer) {
-                record.won()
             }
         }
         target.queue.sync {}  // observers were queued before this; now they have all run
@@ -152,13 +168,15 @@ struct FutureStressTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func concurrentCancelsRunTheCancelActionExactlyOnce() {
+    func concurrentCancelsRunTheCancelActionExactlyOnce() async {
         let start = DispatchTime.now().uptimeNanoseconds
         for round in 0..<Self.cancelRounds {
             let (futures, records) = Self.cancellableFutures(Self.futuresPerCancelRound)
 
-            DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
-                futures[iteration / 2].cancel()
+            await Self.offThePool {
+                DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
+                    futures[iteration / 2].cancel()
+                }
             }
 
             let wrong = futures.indices.filter { records[$0].actionCount != 1 }
@@ -177,18 +195,20 @@ struct FutureStressTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
-    func cancelActionRunsOnlyWhenCancelWinsTheRace() {
+    func cancelActionRunsOnlyWhenCancelWinsTheRace() async {
         let start = DispatchTime.now().uptimeNanoseconds
         for round in 0..<Self.cancelRounds {
             let (futures, records) = Self.cancellableFutures(Self.futuresPerCancelRound)
 
-            DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
-                let index = iteration / 2
-                // Alternate which of the two goes first, so each wins about half the races.
-                if (iteration + index) % 2 == 0 {
-                    futures[index].cancel()
-                } else {
-                    futures[index].complete(with: .success(1))
+            await Self.offThePool {
+                DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
+                    let index = iteration / 2
+                    // Alternate which of the two goes first, so each wins about half the races.
+                    if (iteration + index) % 2 == 0 {
+                        futures[index].cancel()
+                    } else {
+                        futures[index].complete(with: .success(1))
+                    }
                 }
             }
 
