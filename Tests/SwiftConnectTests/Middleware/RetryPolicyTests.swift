@@ -423,9 +423,9 @@ struct RetryPolicyPipelineTests {
         future.cancel()
         let result = await future.asyncResult
         #expect((Fixtures.error(of: result) as? ConnectError)?.isCancellation == true)
-        #expect(Date().timeIntervalSince(start) < 10)
+        #expect(Date().timeIntervalSince(start) < 30)
         // The pipeline itself wakes from the 60 s sleep at once, and stops instead of sending again.
-        #expect(await opens(interrupted, within: 10), "the backoff sleep was not interrupted")
+        #expect(await opens(interrupted, within: 30), "the backoff sleep was not interrupted")
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(transport.requests.count == 1)
     }
@@ -443,8 +443,8 @@ struct RetryPolicyPipelineTests {
             return
         }
         #expect((error as? ConnectError)?.isCancellation == true)
-        #expect(Date().timeIntervalSince(start) < 10)
-        #expect(await opens(interrupted, within: 10), "the backoff sleep was not interrupted")
+        #expect(Date().timeIntervalSince(start) < 30)
+        #expect(await opens(interrupted, within: 30), "the backoff sleep was not interrupted")
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(transport.requests.count == 1)
     }
