@@ -155,8 +155,10 @@ public final class Connect: Sendable {
         }
         // The pipeline starts on this thread — adapters, until one suspends, and handing the
         // request to the transport — rather than after a hop to another thread.
+        // Not on URLSession's own queue (a validator or error handler of another request sending
+        // this one): the transport would create its task there, which waits on that queue.
         let task: Task<Void, Never>
-        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
+        if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *), !SessionQueue.isCurrent {
             task = Task.immediate(operation: run)
         } else {
             task = Task(operation: run)

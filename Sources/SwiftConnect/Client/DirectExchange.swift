@@ -15,11 +15,13 @@ import Foundation
 /// (``Pipeline/response(to:from:since:)``, ``Pipeline/hop(after:hops:)``,
 /// ``Pipeline/validated(_:decision:)``), so both ways give the same results.
 ///
-/// URLSession's thread is its session's serial queue on Linux, so two kinds of work leave it: a
-/// body of ``inlineBodyLimit`` bytes or more is validated and decoded on a global queue, so that
-/// a large JSON document never holds up the session's other transfers; and the next request of a
-/// redirect is started there, since starting a task from URLSession's own queue waits on itself.
-/// A redirect policy that asks a closure runs it in a task, as the pipeline would.
+/// URLSession's thread is its session's serial queue on Linux, so some work leaves it: a body of
+/// ``inlineBodyLimit`` bytes or more is validated and decoded on a global queue, so that a large
+/// JSON document never holds up the session's other transfers; and since starting or cancelling
+/// a task from URLSession's own queue waits on itself, a redirect's next request, every
+/// cancellation, and any request sent from a validator or error handler there (``SessionQueue``)
+/// start from a global queue. A redirect policy that asks a closure runs it in a task, which
+/// cancelling the request cancels, as it would the pipeline's.
 final class DirectExchange: Sendable {
     /// Bodies from this size on are handled off URLSession's thread.
     static let inlineBodyLimit = 64 * 1024
@@ -32,6 +34,8 @@ final class DirectExchange: Sendable {
     private enum State {
         case idle
         case running(URLSessionTask)
+        /// A `.decide` redirect policy is being asked, in this task.
+        case asking(Task<Void, Never>)
         case cancelled
     }
 
@@ -46,7 +50,13 @@ final class DirectExchange: Sendable {
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
         pipeline.logger?.log(DebugDescription.curl(request))
-        exchange.send(request, hops: 0)
+        if SessionQueue.isCurrent {
+            // Sent from URLSession's own queue (a validator or error handler sending a request),
+            // where creating and starting a task would wait on itself.
+            DispatchQueue.global().async { exchange.send(request, hops: 0) }
+        } else {
+            exchange.send(request, hops: 0)
+        }
         return exchange
     }
 
@@ -59,22 +69,16 @@ final class DirectExchange: Sendable {
     /// Stops the transfer in flight, if any, and sends nothing more. The promise's future has
     /// already failed with ``ConnectError/cancelled`` (that is where this is called from).
     func cancel() {
-        let task = state.withLock { state -> URLSessionTask? in
+        let previous = state.withLock { state -> State in
             defer { state = .cancelled }
-            if case .running(let task) = state { return task }
-            return nil
+            return state
         }
-        guard let task else { return }
+        if case .asking(let asking) = previous { asking.cancel() }
+        guard case .running(let task) = previous else { return }
         // Not here: this may be URLSession's own queue (a validator cancelling its request), where
         // `cancel()` would wait on itself.
         let cancellation = TaskCancellation(task: task)
         DispatchQueue.global().async { cancellation.task.cancel() }
-    }
-
-    /// A task handed to another queue to be cancelled.
-    private struct TaskCancellation: @unchecked Sendable {
-        // @unchecked Sendable: URLSessionTask is thread-safe; FoundationNetworking does not say so.
-        let task: URLSessionTask
     }
 
     private func send(_ request: URLRequest, hops: Int) {
@@ -109,13 +113,20 @@ final class DirectExchange: Sendable {
                 follow(next, hops: hops)
             case .ask(let redirect, let decide):
                 let hops = hops
-                Task {
+                let asking = Task {
                     switch await decide(redirect) {
                     case .follow: self.follow(redirect.proposedRequest, hops: hops)
                     case .followWith(let next): self.follow(next, hops: hops)
                     case .stop: self.promise.complete(with: self.pipeline.validated(response, decision: .proceed))
                     }
                 }
+                // Cancelling the request cancels the task asking, as it would the pipeline's task.
+                let cancelled = state.withLock { state -> Bool in
+                    if case .cancelled = state { return true }
+                    state = .asking(asking)
+                    return false
+                }
+                if cancelled { asking.cancel() }
             }
         } catch {
             promise.fail(error)

@@ -101,7 +101,15 @@ public final class URLSessionTransport: Transport {
                 if case .running(let task) = state { return task }
                 return nil
             }
-            task?.cancel()
+            guard let task else { return }
+            if SessionQueue.isCurrent {
+                // Cancelled from URLSession's own queue (a validator of another request), where
+                // `cancel()` would wait on itself.
+                let cancellation = TaskCancellation(task: task)
+                DispatchQueue.global().async { cancellation.task.cancel() }
+            } else {
+                task.cancel()
+            }
         }
     }
 
@@ -266,6 +274,12 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 }
 
+/// A task handed to another queue to be cancelled.
+struct TaskCancellation: @unchecked Sendable {
+    // @unchecked Sendable: URLSessionTask is thread-safe; FoundationNetworking does not say so.
+    let task: URLSessionTask
+}
+
 /// The body streams URLSession reads for one upload task: the first, and any it asks for again.
 final class UploadStreams: Sendable {
     let body: UploadBody
@@ -310,7 +324,40 @@ final class UploadStreams: Sendable {
     final class ImmediateOperationQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable: adds no state to OperationQueue, which is thread-safe.
         override func addOperation(_ block: @escaping @Sendable () -> Void) {
-            block()
+            SessionQueue.run(block)
         }
     }
 #endif
+
+/// Whether this thread is running one of the transport's delegate calls on URLSession's own queue.
+///
+/// On Linux, `URLSession.dataTask(with:)`, `URLSessionTask.resume()` and `cancel()` each wait for
+/// the session's serial queue, so called from that queue they wait on themselves. Code that may
+/// run there — a request's validators, error handler, logger and decoding, which a
+/// ``DirectExchange`` runs in URLSession's callback — can start or cancel requests, so those paths
+/// check ``isCurrent`` and move to another thread first. On Apple platforms the delegate runs on
+/// a queue of its own, from which URLSession may be called: ``isCurrent`` is always `false`.
+enum SessionQueue {
+    #if canImport(FoundationNetworking)
+        /// Set while a delegate call runs; a thread-specific value, so nested calls see it too.
+        private static let key: pthread_key_t = {
+            var key = pthread_key_t()
+            pthread_key_create(&key, nil)
+            return key
+        }()
+
+        /// Whether the current thread is inside a delegate call of the transport.
+        static var isCurrent: Bool { pthread_getspecific(key) != nil }
+
+        /// Runs `body` marked as a delegate call.
+        static func run(_ body: () -> Void) {
+            let outer = pthread_getspecific(key)
+            pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+            defer { pthread_setspecific(key, outer) }
+            body()
+        }
+    #else
+        /// Always `false`: Apple's URLSession may be called from its delegate queue.
+        static var isCurrent: Bool { false }
+    #endif
+}

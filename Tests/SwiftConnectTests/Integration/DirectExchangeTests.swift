@@ -16,6 +16,18 @@ struct DirectExchangeTests {
         var baseURL: URL = HTTPBin.baseURL
         var endpoint: String
         var redirectPolicy: RedirectPolicy? = nil
+        var middleware: ConnectorMiddleware = .inherited
+    }
+
+    /// A `Connect` that a validator reaches once it is made.
+    private final class ConnectSlot: @unchecked Sendable {
+        // @unchecked Sendable: `stored` is only touched under `lock`.
+        private let lock = NSLock()
+        private var stored: Connect?
+        var connect: Connect? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
     }
 
     /// Whether each validator call ran inside a Swift task.
@@ -59,7 +71,9 @@ struct DirectExchangeTests {
         #expect(try await large.value.count == 102_400)
     }
 
-    @Test func aValidatorMayCancelAnotherRequestWithoutDeadlock() async throws {
+    /// The request cancelled goes without a task, or through middleware in one.
+    @Test(arguments: [false, true])
+    func aValidatorMayCancelAnotherRequestWithoutDeadlock(throughMiddleware: Bool) async throws {
         let pending = Recorder<Future<Data>>()
         let connect = HTTPBin.connect { configuration in
             configuration.validators = [
@@ -68,12 +82,59 @@ struct DirectExchangeTests {
                 }
             ]
         }
-        let slow = connect.request(Call(endpoint: "/delay/10"))
+        var call = Call(endpoint: "/delay/10")
+        if throughMiddleware { call.middleware = .adding([ConnectMiddleware(adapters: [ClosureAdapter { $0 }])]) }
+        let slow = connect.request(call)
         pending.append(slow)
         _ = try await connect.request(Call(endpoint: "/get")).value
         // Cancelled, not answered after the server's 10 s (a deadlock would hold the session for good).
         let result = await slow.asyncResult
         #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+    }
+
+    /// A validator of a small response runs on URLSession's own queue, where creating or starting
+    /// a task waits on itself: a request it sends must start elsewhere, whichever way it goes.
+    @Test(arguments: [false, true])
+    func aValidatorMaySendAnotherRequestThroughTheSameClient(throughMiddleware: Bool) async throws {
+        let slot = ConnectSlot()
+        let sent = Recorder<Future<Data>>()
+        let connect = HTTPBin.connect { configuration in
+            configuration.validators = [
+                ResponseValidator { response in
+                    guard response.url?.path == "/get", let connect = slot.connect else { return }
+                    var next = Call(endpoint: "/anything/second")
+                    if throughMiddleware {
+                        next.middleware = .adding([ConnectMiddleware(adapters: [ClosureAdapter { $0 }])])
+                    }
+                    sent.append(connect.request(next))
+                }
+            ]
+        }
+        slot.connect = connect
+        _ = try await connect.request(Call(endpoint: "/get")).value
+        let second = try #require(sent.values.first)
+        let echo = try await second.decoded(toType: Echo.self).value
+        #expect(echo.url.hasSuffix("/anything/second"))
+    }
+
+    @Test func cancellingWhileTheRedirectPolicyDecidesCancelsTheDecision() async throws {
+        let deciding = PipelineFixtures.Gate()
+        let interrupted = PipelineFixtures.Gate()
+        var call = Call(endpoint: "/redirect-to?url=/get")
+        call.redirectPolicy = .decide { _ in
+            deciding.open()
+            do {
+                try await Task.sleep(nanoseconds: 30_000_000_000)
+            } catch {
+                interrupted.open()
+            }
+            return .stop
+        }
+        let future = HTTPBin.connect().request(call)
+        try await deciding.wait()
+        future.cancel()
+        #expect((future.result?.failureValue as? ConnectError)?.isCancellation == true)
+        #expect(await Self.eventually(within: 20) { interrupted.isOpen }, "the decision was not cancelled")
     }
 
     @Test func aDecidingRedirectPolicyIsAskedAndObeyed() async throws {
