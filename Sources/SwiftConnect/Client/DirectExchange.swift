@@ -18,9 +18,9 @@ import Foundation
 /// URLSession's thread is its session's serial queue on Linux, so some work leaves it: a body of
 /// ``inlineBodyLimit`` bytes or more is validated and decoded on a global queue, so that a large
 /// JSON document never holds up the session's other transfers; and since starting or cancelling
-/// a task from URLSession's own queue waits on itself, a redirect's next request, every
-/// cancellation, and any request sent from a validator or error handler there (``SessionQueue``)
-/// start from a global queue. A redirect policy that asks a closure runs it in a task, which
+/// a task from URLSession's own queue waits on itself, a redirect's next request, and any request
+/// sent or cancelled from a validator or error handler there (``SessionQueue``,
+/// ``SessionTaskSlot``), start from a global queue. A redirect policy that asks a closure runs it in a task, which
 /// cancelling the request cancels, as it would the pipeline's.
 final class DirectExchange: Sendable {
     /// Bodies from this size on are handled off URLSession's thread.
@@ -29,15 +29,8 @@ final class DirectExchange: Sendable {
     private let pipeline: Pipeline
     private let transport: URLSessionTransport
     private let promise: Promise<Response>
-    private let state = LockedBox(State.idle)
-
-    private enum State {
-        case idle
-        case running(URLSessionTask)
-        /// A `.decide` redirect policy is being asked, in this task.
-        case asking(Task<Void, Never>)
-        case cancelled
-    }
+    /// The transfer in flight, or the task asking a `.decide` redirect policy.
+    private let slot = SessionTaskSlot()
 
     /// Sends `request` and completes `promise` with the outcome, if `pipeline` can run without a
     /// task; returns `nil`, sending nothing, if it cannot.
@@ -69,16 +62,7 @@ final class DirectExchange: Sendable {
     /// Stops the transfer in flight, if any, and sends nothing more. The promise's future has
     /// already failed with ``ConnectError/cancelled`` (that is where this is called from).
     func cancel() {
-        let previous = state.withLock { state -> State in
-            defer { state = .cancelled }
-            return state
-        }
-        if case .asking(let asking) = previous { asking.cancel() }
-        guard case .running(let task) = previous else { return }
-        // Not here: this may be URLSession's own queue (a validator cancelling its request), where
-        // `cancel()` would wait on itself.
-        let cancellation = TaskCancellation(task: task)
-        DispatchQueue.global().async { cancellation.task.cancel() }
+        slot.cancel()
     }
 
     private func send(_ request: URLRequest, hops: Int) {
@@ -90,14 +74,7 @@ final class DirectExchange: Sendable {
                 self.finish(request, outcome: outcome, since: start, hops: hops)
             }
         }
-        let cancelled = state.withLock { state -> Bool in
-            if case .cancelled = state { return true }
-            state = .running(task)
-            return false
-        }
-        // Resumed even when cancelled, so that URLSession completes it and the delegate lets it go.
-        task.resume()
-        if cancelled { task.cancel() }
+        slot.start(task)
     }
 
     private func finish(
@@ -121,12 +98,7 @@ final class DirectExchange: Sendable {
                     }
                 }
                 // Cancelling the request cancels the task asking, as it would the pipeline's task.
-                let cancelled = state.withLock { state -> Bool in
-                    if case .cancelled = state { return true }
-                    state = .asking(asking)
-                    return false
-                }
-                if cancelled { asking.cancel() }
+                slot.hold(asking)
             }
         } catch {
             promise.fail(error)
@@ -135,7 +107,7 @@ final class DirectExchange: Sendable {
 
     /// Sends a redirect's next request from a global queue, unless the request was cancelled.
     private func follow(_ next: URLRequest, hops: Int) {
-        if case .cancelled = state.withLock({ $0 }) {
+        if slot.isCancelled {
             promise.fail(ConnectError.cancelled)
             return
         }

@@ -75,7 +75,7 @@ public final class URLSessionTransport: Transport {
     }
 
     private func run(_ request: URLRequest, upload: UploadStreams?) async throws -> (Data, HTTPURLResponse) {
-        let cancellation = LockedBox(CancellationState.idle)
+        let slot = SessionTaskSlot()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let task: URLSessionDataTask
@@ -87,29 +87,10 @@ public final class URLSessionTransport: Transport {
                     task = session.dataTask(with: request)
                 }
                 delegate.register(task, completion: .continuation(continuation), upload: upload)
-                let cancelled = cancellation.withLock { state -> Bool in
-                    if case .cancelled = state { return true }
-                    state = .running(task)
-                    return false
-                }
-                task.resume()
-                if cancelled { task.cancel() }
+                slot.start(task)
             }
         } onCancel: {
-            let task = cancellation.withLock { state -> URLSessionTask? in
-                defer { state = .cancelled }
-                if case .running(let task) = state { return task }
-                return nil
-            }
-            guard let task else { return }
-            if SessionQueue.isCurrent {
-                // Cancelled from URLSession's own queue (a validator of another request), where
-                // `cancel()` would wait on itself.
-                let cancellation = TaskCancellation(task: task)
-                DispatchQueue.global().async { cancellation.task.cancel() }
-            } else {
-                task.cancel()
-            }
+            slot.cancel()
         }
     }
 
@@ -126,11 +107,6 @@ public final class URLSessionTransport: Transport {
         return task
     }
 
-    private enum CancellationState {
-        case idle
-        case running(URLSessionTask)
-        case cancelled
-    }
 }
 
 /// Collects each task's response and body, and answers redirects and challenges.
@@ -274,10 +250,80 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 }
 
-/// A task handed to another queue to be cancelled.
-struct TaskCancellation: @unchecked Sendable {
-    // @unchecked Sendable: URLSessionTask is thread-safe; FoundationNetworking does not say so.
-    let task: URLSessionTask
+/// What one request is waiting on — its URLSession task, or a Swift task between two transfers —
+/// so that it can be cancelled from any thread, exactly once, including before it starts.
+struct SessionTaskSlot: Sendable {
+    private let state = LockedBox(State.idle)
+
+    private enum State {
+        case idle
+        case running(URLSessionTask)
+        /// Work between transfers, such as asking a `.decide` redirect policy.
+        case waiting(Task<Void, Never>)
+        case cancelled
+    }
+
+    /// Whether ``cancel()`` has been called.
+    var isCancelled: Bool {
+        state.withLock { state in
+            if case .cancelled = state { return true }
+            return false
+        }
+    }
+
+    /// Resumes `task`, and cancels it at once if the request was cancelled before it started (it is
+    /// still resumed, so that URLSession completes it and its delegate record is let go). Call it
+    /// off URLSession's own queue, as `resume()` waits for that queue.
+    func start(_ task: URLSessionTask) {
+        let cancelled = state.withLock { state -> Bool in
+            if case .cancelled = state { return true }
+            state = .running(task)
+            return false
+        }
+        task.resume()
+        if cancelled { Self.cancel(task) }
+    }
+
+    /// Holds `task` as what the request waits on, cancelling it at once if the request was
+    /// cancelled already.
+    func hold(_ task: Task<Void, Never>) {
+        let cancelled = state.withLock { state -> Bool in
+            if case .cancelled = state { return true }
+            state = .waiting(task)
+            return false
+        }
+        if cancelled { task.cancel() }
+    }
+
+    /// Cancels what the request waits on, if anything, and whatever it would start later.
+    func cancel() {
+        let previous = state.withLock { state -> State in
+            defer { state = .cancelled }
+            return state
+        }
+        switch previous {
+        case .running(let task): Self.cancel(task)
+        case .waiting(let task): task.cancel()
+        case .idle, .cancelled: break
+        }
+    }
+
+    /// Cancels `task`; from URLSession's own queue (a validator cancelling a request), where
+    /// `cancel()` would wait on itself, it does so from a global queue.
+    private static func cancel(_ task: URLSessionTask) {
+        guard SessionQueue.isCurrent else {
+            task.cancel()
+            return
+        }
+        let cancellation = Cancellation(task: task)
+        DispatchQueue.global().async { cancellation.task.cancel() }
+    }
+
+    /// A task handed to another queue to be cancelled.
+    private struct Cancellation: @unchecked Sendable {
+        // @unchecked Sendable: URLSessionTask is thread-safe; FoundationNetworking does not say so.
+        let task: URLSessionTask
+    }
 }
 
 /// The body streams URLSession reads for one upload task: the first, and any it asks for again.
