@@ -134,13 +134,14 @@ public final class Connect: Sendable {
             inFlight.futures[inFlight.nextID] = future
             return inFlight.nextID
         }
+        // Out of the registry once it completes, however that happens.
         let inFlight = self.inFlight
+        future.register(on: nil) {
+            inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
+            return .empty
+        }
         if let exchange = DirectExchange.start(request, pipeline: pipeline, promise: promise) {
             future.setCancelAction { exchange.cancel() }
-            future.register(on: nil) {
-                inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
-                return .empty
-            }
             return future
         }
         let run: @Sendable () async -> Void = {
@@ -151,7 +152,6 @@ public final class Connect: Sendable {
             } else {
                 promise.complete(with: result)
             }
-            inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
         }
         // The pipeline starts on this thread — adapters, until one suspends, and handing the
         // request to the transport — rather than after a hop to another thread.
