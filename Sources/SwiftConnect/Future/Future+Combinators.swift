@@ -8,6 +8,7 @@ extension Future {
     ///
     /// - Parameter transform: Turns the value into a new one; may throw.
     /// - Returns: A future of the transformed value.
+    @inlinable
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
         // Written out rather than through `mapOutcome`: one closure per link, not two.
         let next = derived(T.self)
@@ -34,6 +35,7 @@ extension Future {
     ///
     /// - Parameter transform: Returns the next future; may throw to fail the chain.
     /// - Returns: A future completed by the future `transform` returns.
+    @inlinable
     public func flatMap<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> Future<T>) -> Future<T> {
         let next = derived(T.self)
         register(on: callbackQueue) { [self] in
@@ -51,6 +53,7 @@ extension Future {
     ///
     /// - Parameter transform: Turns the error into another error.
     /// - Returns: A future with the transformed error.
+    @inlinable
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
         mapOutcome(on: callbackQueue) { $0.mapError(transform) }
     }
@@ -60,6 +63,7 @@ extension Future {
     /// - Parameter transform: Returns a replacement value for the error, or rethrows it (or
     ///   another error) to keep the future failed.
     /// - Returns: A future that fails only if `transform` throws.
+    @inlinable
     public func recover(_ transform: @escaping @Sendable (any Error) throws -> Value) -> Future<Value> {
         mapOutcome(on: callbackQueue) { result in
             switch result {
@@ -73,6 +77,7 @@ extension Future {
     ///
     /// - Parameter transform: Returns the future to continue with, or throws to keep failing.
     /// - Returns: A future completed by the future `transform` returns.
+    @inlinable
     public func flatRecover(_ transform: @escaping @Sendable (any Error) throws -> Future<Value>) -> Future<Value> {
         let next = derived(Value.self)
         register(on: callbackQueue) { [self] in
@@ -88,12 +93,14 @@ extension Future {
     /// Discards the value, keeping only success or failure.
     ///
     /// - Returns: A future of `Void`.
+    @inlinable
     public func discardingValue() -> Future<Void> {
         map { _ in () }
     }
 
     /// A derived future completed with `transform` of this one's result, computed on `queue`
     /// (`nil`: on the thread that completes this future).
+    @inlinable
     func mapOutcome<T: Sendable>(
         on queue: DispatchQueue?, _ transform: @escaping @Sendable (Result<Value, any Error>) -> Result<T, any Error>
     ) -> Future<T> {
@@ -107,13 +114,15 @@ extension Future {
     /// Transforms the value like ``map(_:)``, but where this future completes instead of on the
     /// callback queue — for the library's own steps (taking a body, decoding), which call no user
     /// code; the derived future still runs its observers on the callback queue.
+    @inlinable
     func mapWhereCompleted<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
         mapOutcome(on: nil) { result in result.flatMap { value in Result { try transform(value) } } }
     }
 
     /// Completes this (pending, derived) future with the future `makeInner` returns, or with its
     /// error; `cancel()` then reaches the inner future. Returns work for the caller's drain loop.
-    fileprivate func `continue`(with makeInner: () throws -> Future<Value>) -> WorkList {
+    @inlinable
+    func `continue`(with makeInner: () throws -> Future<Value>) -> WorkList {
         let inner: Future<Value>
         do {
             inner = try makeInner()

@@ -7,6 +7,7 @@ extension Future {
     ///
     /// Cancelling the awaiting task cancels the future, and through it the HTTP request; the
     /// await then throws ``ConnectError/cancelled``. No callback queue is involved.
+    @inlinable
     public var value: Value {
         get async throws {
             try await result(awaiting: ()).get()
@@ -14,13 +15,18 @@ extension Future {
     }
 
     /// The result, awaited; never throws. Cancelling the awaiting task cancels the future.
+    @inlinable
     public var asyncResult: Result<Value, any Error> {
         get async { await result(awaiting: ()) }
     }
 
-    private func result(awaiting _: Void) async -> Result<Value, any Error> {
+    @inlinable
+    func result(awaiting _: Void) async -> Result<Value, any Error> {
         await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            // Unsafe, not checked: the observer is the only thing that resumes it, and every
+            // observer runs exactly once (a promise dropped uncompleted fails its future with
+            // `abandoned`). The checked continuation's extra allocation buys nothing here.
+            await withUnsafeContinuation { continuation in
                 register(on: nil) { [self] in
                     continuation.resume(returning: outcome)
                     return .empty

@@ -22,7 +22,15 @@ import Foundation
 public final class Future<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: the only mutable state is `state`, read and written only while `lock`
     // is held — or, for a future born completed (`lock == nil`), never written after `init`.
+    //
+    // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
+    // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
+    // then specialised in the caller's module instead of running as unspecialised generic code
+    // that looks up `Future<Todo>.State`'s metadata on every call (about 24,000 instructions per
+    // request end to end, 2 % of one; Benchmarks/README.md, "Fourth round"). Cold paths
+    // (`cancel()`, the cancel chain, `WorkList`'s loop) stay out of line.
 
+    @usableFromInline
     enum State {
         /// The observers to run on completion, and what `cancel()` must stop meanwhile.
         case pending(observers: WorkList, onCancel: CancelTarget?)
@@ -30,15 +38,17 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Where observers run; `nil` means on the completing thread.
-    let callbackQueue: DispatchQueue?
+    @usableFromInline let callbackQueue: DispatchQueue?
     /// The JSON decoder `decoded(toType:)` uses when none is passed; set by `Connect`.
-    let context: FutureContext
+    @usableFromInline let context: FutureContext
     /// Guards `state`. Futures derived with `map`, `flatMap`, … share their source's lock, so a
     /// chain costs one lock, not one per link: no code path holds one future's lock while taking
     /// another's, so sharing cannot deadlock. `nil` for a future created completed.
-    private let lock: StateLock?
-    private var state: State
+    @usableFromInline let lock: StateLock?
+    // Unchecked exclusivity: `lock` already serialises every access.
+    @usableFromInline @exclusivity(unchecked) var state: State
 
+    @inlinable
     init(
         callbackQueue: DispatchQueue?, context: FutureContext = .init(), cancelTarget: CancelTarget?,
         sharingLockOf source: StateLock? = nil
@@ -49,12 +59,14 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         self.state = .pending(observers: .empty, onCancel: cancelTarget)
     }
 
+    @inlinable
     convenience init(
         callbackQueue: DispatchQueue?, context: FutureContext = .init(), onCancel: (@Sendable () -> Void)? = nil
     ) {
         self.init(callbackQueue: callbackQueue, context: context, cancelTarget: onCancel.map(CancelTarget.action))
     }
 
+    @inlinable
     init(result: Result<Value, any Error>, callbackQueue: DispatchQueue?, context: FutureContext = .init()) {
         self.callbackQueue = callbackQueue
         self.context = context
@@ -67,6 +79,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// - Parameters:
     ///   - value: The value observers receive.
     ///   - callbackQueue: Where observers run; `nil` (the default) runs them on the caller's thread.
+    @inlinable
     public convenience init(value: Value, callbackQueue: DispatchQueue? = nil) {
         self.init(result: .success(value), callbackQueue: callbackQueue)
     }
@@ -76,21 +89,26 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// - Parameters:
     ///   - error: The error observers receive.
     ///   - callbackQueue: Where observers run; `nil` (the default) runs them on the caller's thread.
+    @inlinable
     public convenience init(error: any Error, callbackQueue: DispatchQueue? = nil) {
         self.init(result: .failure(error), callbackQueue: callbackQueue)
     }
 
     /// Runs `body` on the state with the lock held. Never call out to user code inside `body`.
-    private func withState<R>(_ body: (inout State) -> R) -> R {
+    @inlinable
+    func withState<R>(_ body: (inout State) -> R) -> R {
         guard let lock else {
             // Born completed: nothing writes the state any more, so a copy is all `body` may touch.
             var completed = state
             return body(&completed)
         }
-        return lock.withLock { body(&state) }
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&state)
     }
 
     /// The result, if the future has completed; `nil` while it is pending.
+    @inlinable
     public var result: Result<Value, any Error>? {
         withState { state in
             if case .completed(let result) = state { return result }
@@ -99,9 +117,11 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Whether the future has completed (succeeded, failed or been cancelled).
+    @inlinable
     public var isCompleted: Bool { result != nil }
 
     /// The result, for observers: they run only once the future has completed.
+    @inlinable
     var outcome: Result<Value, any Error> {
         result ?? .failure(ConnectError.abandoned)  // unreachable: observers run after completion
     }
@@ -115,7 +135,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     ///
     /// - Parameter callback: Receives `.success(value)` or `.failure(error)`.
     /// - Returns: This future, so several observers can be chained.
-    @discardableResult
+    @discardableResult @inlinable
     public func observe(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Future<Value> {
         register(on: callbackQueue) { [self] in
             callback(outcome)
@@ -128,7 +148,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     ///
     /// - Parameter callback: Receives the value; not called on failure.
     /// - Returns: This future, so several observers can be chained.
-    @discardableResult
+    @discardableResult @inlinable
     public func whenSuccess(_ callback: @escaping @Sendable (Value) -> Void) -> Future<Value> {
         observe { if case .success(let value) = $0 { callback(value) } }
     }
@@ -137,7 +157,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     ///
     /// - Parameter callback: Receives the error; not called on success.
     /// - Returns: This future, so several observers can be chained.
-    @discardableResult
+    @discardableResult @inlinable
     public func whenFailure(_ callback: @escaping @Sendable (any Error) -> Void) -> Future<Value> {
         observe { if case .failure(let error) = $0 { callback(error) } }
     }
@@ -156,6 +176,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Sets what `cancel()` must stop while the future is pending. If the future was cancelled
     /// before this call, the target is cancelled at once.
+    @inlinable
     func setCancelTarget(_ target: CancelTarget) {
         let cancelledAlready: Bool = withState { state in
             switch state {
@@ -172,6 +193,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Sets a closure as what `cancel()` must stop.
+    @inlinable
     func setCancelAction(_ action: @escaping @Sendable () -> Void) {
         setCancelTarget(.action(action))
     }
@@ -184,7 +206,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// completed: an observer registered afterwards, from any thread, sees the completion only
     /// after that hand-over, so it is queued behind the earlier observers (registration order).
     /// The library's own steps, bound for no queue, then run on this thread.
-    @discardableResult
+    @discardableResult @inlinable
     func complete(with result: Result<Value, any Error>) -> Bool {
         let work: WorkList? = withState { state in
             guard case .pending(let observers, _) = state else { return nil }
@@ -198,11 +220,13 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Marks the future completed and returns its observers as work, without running them.
     /// Returns `nil` if it had already completed.
+    @inlinable
     func takeWork(completingWith result: Result<Value, any Error>) -> WorkList? {
         takeWorkAndCancelTarget(completingWith: result)?.work
     }
 
-    private func takeWorkAndCancelTarget(completingWith result: Result<Value, any Error>)
+    @inlinable
+    func takeWorkAndCancelTarget(completingWith result: Result<Value, any Error>)
         -> (work: WorkList, cancelTarget: CancelTarget?)?
     {
         withState { state in
@@ -214,12 +238,14 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Adds an observer that runs on `queue` (`nil`: wherever the future completes), running it
     /// now if the future has completed. The observer reads the result from ``outcome``.
+    @inlinable
     func register(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) {
         registerReturningWork(on: queue, body).drain()
     }
 
     /// Adds an observer; if the future has already completed, returns the observer's call as work
     /// for the caller's drain loop instead of running it (so chains of completed futures iterate).
+    @inlinable
     func registerReturningWork(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) -> WorkList {
         let item = WorkList.Item(queue: queue, run: body)
         let added: Bool = withState { state in
@@ -234,18 +260,21 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Makes a pending future that shares this one's queue, context and lock, and whose `cancel()`
     /// cancels this one.
+    @inlinable
     func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
         Future<T>(callbackQueue: callbackQueue, context: context, cancelTarget: .future(self), sharingLockOf: lock)
     }
 }
 
 extension Future: CancellableFuture {
+    @usableFromInline
     func cancelStep() -> (WorkList, CancelTarget?)? {
         takeWorkAndCancelTarget(completingWith: .failure(ConnectError.cancelled))
     }
 }
 
 /// A future, seen only as something that can be cancelled.
+@usableFromInline
 protocol CancellableFuture: AnyObject, Sendable {
     /// Completes the future as cancelled if it is pending; returns its observers' work and what
     /// it was waiting on, to be cancelled next. `nil` if it had completed.
@@ -253,6 +282,7 @@ protocol CancellableFuture: AnyObject, Sendable {
 }
 
 /// What cancelling a pending future must stop.
+@usableFromInline
 enum CancelTarget: Sendable {
     /// The future it was derived from, or the future a `flatMap` is waiting on.
     case future(any CancellableFuture)
@@ -261,6 +291,7 @@ enum CancelTarget: Sendable {
 
     /// Cancels the target and, in a loop rather than by recursion, whatever it waits on in turn:
     /// cancelling the tail of a long chain walks up to its head. Observers run after the walk.
+    @usableFromInline
     func cancel() {
         var work = WorkList()
         var actions: [@Sendable () -> Void] = []
@@ -283,7 +314,13 @@ enum CancelTarget: Sendable {
 }
 
 /// What derived futures inherit from their source besides the queue.
+@usableFromInline
 struct FutureContext: Sendable {
     /// Decoder used by `decoded(toType:)` when the caller passes none; `nil` means `JSONDecoder()`.
-    var decoder: JSONDecoder? = nil
+    @usableFromInline var decoder: JSONDecoder? = nil
+
+    @usableFromInline
+    init(decoder: JSONDecoder? = nil) {
+        self.decoder = decoder
+    }
 }

@@ -19,10 +19,12 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// - Parameter callbackQueue: Where the future's observers run. `nil` (the default) runs them
     ///   on the thread that completes the promise, or, once completed, on the thread that observes.
+    @inlinable
     public init(callbackQueue: DispatchQueue? = nil) {
         future = Future(callbackQueue: callbackQueue)
     }
 
+    @inlinable
     init(future: Future<Value>) {
         self.future = future
     }
@@ -33,21 +35,21 @@ public final class Promise<Value: Sendable>: Sendable {
 
     /// Completes the future with `value`.
     /// - Returns: `true` if this call completed the future, `false` if it had already completed.
-    @discardableResult
+    @discardableResult @inlinable
     public func succeed(_ value: Value) -> Bool {
         future.complete(with: .success(value))
     }
 
     /// Completes the future with `error`.
     /// - Returns: `true` if this call completed the future, `false` if it had already completed.
-    @discardableResult
+    @discardableResult @inlinable
     public func fail(_ error: any Error) -> Bool {
         future.complete(with: .failure(error))
     }
 
     /// Completes the future with `result`.
     /// - Returns: `true` if this call completed the future, `false` if it had already completed.
-    @discardableResult
+    @discardableResult @inlinable
     public func complete(with result: Result<Value, any Error>) -> Bool {
         future.complete(with: result)
     }

@@ -10,13 +10,22 @@ import Dispatch
 /// A pending future keeps its observers as a `WorkList` too, so completing it hands them over
 /// as they are. One item is stored inline: a future with a single observer — every link of a
 /// chain — allocates nothing for its list, and handing it over allocates nothing either.
+@usableFromInline
 struct WorkList: Sendable {
     /// One observer call: where it must run, and the call, which may produce more work.
+    @usableFromInline
     struct Item: Sendable {
         /// The queue to run on, or `nil` to run on whichever thread drains the list.
         let queue: DispatchQueue?
         /// The call; returns the work its completion of other futures produced.
         let run: @Sendable () -> WorkList
+
+        /// An item that runs `run` on `queue`.
+        @usableFromInline
+        init(queue: DispatchQueue?, run: @escaping @Sendable () -> WorkList) {
+            self.queue = queue
+            self.run = run
+        }
     }
 
     private enum Items: Sendable {
@@ -29,11 +38,14 @@ struct WorkList: Sendable {
     private var items = Items.none
 
     /// A list with no work.
+    @usableFromInline
     static var empty: WorkList { WorkList() }
 
+    @usableFromInline
     init() {}
 
     /// A list of one item.
+    @usableFromInline
     init(_ item: Item) {
         items = .one(item)
     }
@@ -47,6 +59,7 @@ struct WorkList: Sendable {
         }
     }
 
+    @usableFromInline
     var isEmpty: Bool {
         if case .none = items { return true }
         return false
@@ -68,6 +81,7 @@ struct WorkList: Sendable {
         }
     }
 
+    @usableFromInline
     mutating func append(_ item: Item) {
         switch items {
         case .none:
@@ -91,6 +105,7 @@ struct WorkList: Sendable {
 
     /// Sends the items bound for a queue to their queues, in order (consecutive ones together),
     /// and returns the items bound for no queue, for the caller to run.
+    @usableFromInline
     func sendingQueuedItems() -> WorkList {
         var unqueued = WorkList()
         var batch = WorkList()
@@ -123,6 +138,7 @@ struct WorkList: Sendable {
     ///
     /// - Parameter current: the queue the caller is running on, or `nil` when unknown. Items
     ///   bound for another queue are sent there (consecutive ones together) and drained there.
+    @usableFromInline
     func drain(on current: DispatchQueue? = nil) {
         var list = self
         var index = 0

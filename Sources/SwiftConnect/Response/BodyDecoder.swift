@@ -15,9 +15,11 @@ public struct Empty: Decodable, Sendable, Equatable {
 }
 
 /// Decodes JSON bodies, at a key path if asked.
+@usableFromInline
 enum BodyDecoder {
     @TaskLocal static var keyPath: [String] = []
 
+    @usableFromInline
     static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
     ) throws -> T {
@@ -43,6 +45,7 @@ enum BodyDecoder {
     }
 
     /// Decodes `type`, returning `nil` for an empty body or a missing or `null` key-path value.
+    @usableFromInline
     static func decodeIfPresent<T: Decodable>(
         _ type: T.Type, from data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
     ) throws -> T? {

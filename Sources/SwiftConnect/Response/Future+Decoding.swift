@@ -2,6 +2,7 @@ import Foundation
 
 extension Future {
     /// The decoder to use: the one passed, else the `Connect` configuration's, else a default one.
+    @inlinable
     func resolvedDecoder(_ decoder: JSONDecoder?) -> JSONDecoder {
         decoder ?? context.decoder ?? JSONDecoder()
     }
@@ -26,6 +27,7 @@ extension Future where Value == Data {
     ///   - keyPath: Where in the JSON the value sits, e.g. `data.item`; `nil` for the whole body.
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``.
+    @inlinable
     public func decoded<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     )
@@ -45,6 +47,7 @@ extension Future where Value == Data {
     ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value or `nil`.
+    @inlinable
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
@@ -64,6 +67,7 @@ extension Future where Value == Response {
     ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``.
+    @inlinable
     public func decoded<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     )
@@ -82,6 +86,7 @@ extension Future where Value == Response {
     ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value or `nil`.
+    @inlinable
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
@@ -93,5 +98,6 @@ extension Future where Value == Response {
     }
 
     /// The body alone, taken where the response arrives; observers run on the callback queue.
+    @inlinable
     public var data: Future<Data> { mapWhereCompleted(\.data) }
 }

@@ -69,14 +69,43 @@ final class LockedStorage<Value>: ManagedBuffer<Value, PlatformLock> {
 
 /// A lock alone, for state kept outside it — a ``Future``'s state, with one lock shared by a chain.
 ///
-/// It is a ``LockedBox`` of an unused byte, not of `Void`: a zero-sized value would sit at the
-/// lock's own address, and ThreadSanitizer reports the access to it as a race on the lock.
-struct StateLock: Sendable {
-    private let box = LockedBox<UInt8>(0)
+/// `lock()` and `unlock()` rather than a `withLock { }`: `Future`'s inlinable code calls them from
+/// other modules, and two plain calls keep the platform's lock out of that code. Pair every
+/// `lock()` with an `unlock()` on the same thread (a `defer`), and never call out to user code in
+/// between.
+///
+/// The storage is a ``LockedStorage`` of an unused byte, not of `Void`: a zero-sized value would
+/// sit at the lock's own address, and ThreadSanitizer reports the access to it as a race on the lock.
+@usableFromInline
+struct StateLock: @unchecked Sendable {
+    // @unchecked Sendable: the storage holds nothing but the lock, which is made for sharing.
+    private let storage = LockedStorage<UInt8>.make(0)
 
-    /// Runs `body` with the lock held. Never call out to user code inside `body`.
-    @inline(__always)
-    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
-        try box.withLock { _ in try body() }
+    /// Creates an unlocked lock.
+    @usableFromInline
+    init() {}
+
+    /// Takes the lock, waiting while another thread holds it.
+    @usableFromInline
+    func lock() {
+        storage.withUnsafeMutablePointerToElements { lock in
+            #if canImport(Darwin)
+                os_unfair_lock_lock(lock)
+            #else
+                _ = pthread_mutex_lock(lock)
+            #endif
+        }
+    }
+
+    /// Releases the lock this thread took with ``lock()``.
+    @usableFromInline
+    func unlock() {
+        storage.withUnsafeMutablePointerToElements { lock in
+            #if canImport(Darwin)
+                os_unfair_lock_unlock(lock)
+            #else
+                _ = pthread_mutex_unlock(lock)
+            #endif
+        }
     }
 }
