@@ -93,7 +93,7 @@ enum RequestBuilder {
     /// intermediate strings for the path, the query parts or their joins.
     static func makeURL(baseURL: URL, endpoint: String, parameters: RequestParameters) throws -> URL {
         let base = baseURL.absoluteString
-        guard let scheme = baseURL.scheme, isHTTP(scheme), let host = baseURL.host, !host.isEmpty else {
+        guard hasHTTPSchemeAndHost(base) else {
             throw ConnectError.invalidRequest(.invalidBaseURL(base))
         }
 
@@ -192,8 +192,46 @@ enum RequestBuilder {
     }
 
     /// Whether `scheme` is `http` or `https`, ignoring ASCII case.
-    private static func isHTTP(_ scheme: String) -> Bool {
-        var bytes = scheme.utf8.makeIterator()
+    /// Whether `absolute`, a URL's `absoluteString`, has the scheme `http` or `https` (any case)
+    /// and a non-empty host — what `url.scheme` and `url.host` say, read from the bytes of a
+    /// string `URL` has already validated, without `URL` parsing it again (`scheme` and `host`
+    /// cost about 6 % of building a request).
+    ///
+    /// The scheme is what precedes the first `:`; the authority follows `//`, up to the first `/`,
+    /// `?` or `#`; its host follows any `user:password@` and ends at a `:port`, or is an IP literal
+    /// in brackets, which may be empty (`http://[]/` is a valid URL with an empty host).
+    static func hasHTTPSchemeAndHost(_ absolute: String) -> Bool {
+        var absolute = absolute
+        return absolute.withUTF8 { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
+                isHTTP(UnsafeBufferPointer(rebasing: bytes[..<colon])),
+                bytes.count >= colon + 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+            else { return false }
+            let authorityStart = colon + 3
+            var authorityEnd = authorityStart
+            while authorityEnd < bytes.count {
+                let byte = bytes[authorityEnd]
+                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+                authorityEnd += 1
+            }
+            var hostStart = authorityStart
+            for index in authorityStart..<authorityEnd where bytes[index] == UInt8(ascii: "@") {
+                hostStart = index + 1
+            }
+            guard hostStart < authorityEnd else { return false }
+            switch bytes[hostStart] {
+            case UInt8(ascii: ":"):  // a port with no host before it: `http://:80/`
+                return false
+            case UInt8(ascii: "["):  // an IP literal, which must not be empty: `http://[]/`
+                return hostStart + 1 < authorityEnd && bytes[hostStart + 1] != UInt8(ascii: "]")
+            default:
+                return true
+            }
+        }
+    }
+
+    private static func isHTTP(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
+        var bytes = scheme.makeIterator()
         for expected in "http".utf8 {
             guard let byte = bytes.next(), byte | 0x20 == expected else { return false }
         }

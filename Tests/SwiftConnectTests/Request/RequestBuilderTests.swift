@@ -157,6 +157,55 @@ struct RequestBuilderTests {
         #expect(url == expected)
     }
 
+    /// The base URL check reads the scheme and host from `absoluteString`'s bytes; it must agree
+    /// with `URL`'s own `scheme` and `host` on every URL, tricky ones included.
+    @Test(arguments: [
+        "https://api.example.com", "http://h.test:8080/api", "HTTPS://H.TEST/x", "hTtP://h.test",
+        "https://user:pw@h.test/api", "https://user@h.test", "https://@h.test", "http://user@/api",
+        "http://:80/api", "http:///api", "http://", "http:", "https:api.example.com", "http:/h.test/x",
+        "http://[::1]:8080/x", "http://[fe80::1%25en0]/", "http://127.0.0.1:9/", "https://h.test?q=1",
+        "https://h.test#frag", "http://h.test:/x", "http://%41.test/", "https://h.test/a@b/c", "https://h.test?a=@b",
+        "httpx://h.test", "htt://h.test", "https2://h.test", "ftp://files.example.com/pub", "file:///tmp/api",
+        "mailto:someone@example.com", "/api/v1", "api/v1", "h.test:80", "data:text/plain,hi", "", "ws://h.test",
+    ])
+    func baseURLCheckAgreesWithFoundation(string: String) throws {
+        guard let url = URL(string: string) else { return }  // not a URL at all: nothing to build from
+        let foundation: Bool = {
+            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+            return !(url.host ?? "").isEmpty
+        }()
+        #expect(RequestBuilder.hasHTTPSchemeAndHost(url.absoluteString) == foundation, "\(url.absoluteString)")
+    }
+
+    @Test func baseURLCheckAgreesWithFoundationForRelativeURLs() throws {
+        let base = try #require(URL(string: "https://api.example.com/v1/"))
+        for relative in ["todos", "/todos", "?q=1", "//other.test/x", "http://h.test", "ftp://h.test", "#f"] {
+            let url = try #require(URL(string: relative, relativeTo: base))
+            let foundation = ["http", "https"].contains(url.scheme?.lowercased() ?? "") && !(url.host ?? "").isEmpty
+            #expect(RequestBuilder.hasHTTPSchemeAndHost(url.absoluteString) == foundation, "\(url.absoluteString)")
+        }
+    }
+
+    /// Random strings made of the characters that matter to a URL's scheme and authority.
+    @Test func baseURLCheckAgreesWithFoundationOnRandomURLs() {
+        let schemes = ["http", "https", "HTTPs", "ftp", "", "h.test"]
+        let separators = ["://", ":", ":/", ":///", "", "/"]
+        let pieces = [":", "/", "@", "[", "]", "::1", "?", "#", "%41", "h.test", "80", "u", "http:", "//"]
+        var generator = SeededGenerator(state: 0x5EED)
+        var parsed = 0
+        for _ in 0..<20_000 {
+            let string =
+                schemes.randomElement(using: &generator)! + separators.randomElement(using: &generator)!
+                + (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }
+                .joined()
+            guard let url = URL(string: string) else { continue }
+            parsed += 1
+            let foundation = ["http", "https"].contains(url.scheme?.lowercased() ?? "") && !(url.host ?? "").isEmpty
+            #expect(RequestBuilder.hasHTTPSchemeAndHost(url.absoluteString) == foundation, "\(url.absoluteString)")
+        }
+        #expect(parsed > 1_000)  // enough of them are URLs for the comparison to mean something
+    }
+
     // MARK: Rejections: nothing is sent
 
     /// One way a connector can be invalid, and the reason it must be rejected with.
