@@ -21,9 +21,18 @@ import Foundation
 public final class URLSessionTransport: Transport {
     private let session: URLSession
     private let delegate: SessionDelegate
+    /// Whether a ``DirectExchange`` hands a response off URLSession's queue when the session has
+    /// other transfers in flight. Always, but for tests that must reach what a validator meets on
+    /// that queue when another transfer starts just after the check (a race otherwise).
+    let handsOffBusyResponses: Bool
 
     /// Creates a transport with its own session.
-    public init(configuration: URLSessionConfiguration = .default) {
+    public convenience init(configuration: URLSessionConfiguration = .default) {
+        self.init(configuration: configuration, handsOffBusyResponses: true)
+    }
+
+    init(configuration: URLSessionConfiguration, handsOffBusyResponses: Bool) {
+        self.handsOffBusyResponses = handsOffBusyResponses
         delegate = SessionDelegate()
         #if canImport(FoundationNetworking)
             session = URLSession(
@@ -97,10 +106,11 @@ public final class URLSessionTransport: Transport {
     /// Makes a data task for `request` whose outcome goes to `completion`, without a Swift task:
     /// for ``DirectExchange``. `completion` runs on URLSession's own thread (on Linux, the
     /// session's work queue), where it must not call back into URLSession synchronously — no
-    /// `resume()` or `cancel()` of a task; the caller resumes the task it gets.
+    /// `resume()` or `cancel()` of a task; the caller resumes the task it gets. `completion` also
+    /// learns whether the session had other transfers in flight when this one completed.
     func dataTask(
         for request: URLRequest,
-        completion: @escaping @Sendable (Result<(Data, HTTPURLResponse), any Error>) -> Void
+        completion: @escaping @Sendable (Result<(Data, HTTPURLResponse), any Error>, _ othersInFlight: Bool) -> Void
     ) -> URLSessionDataTask {
         let task = session.dataTask(with: request)
         delegate.register(task, completion: .callback(completion))
@@ -119,12 +129,14 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         /// A task awaiting ``URLSessionTransport/send(_:)``.
         case continuation(CheckedContinuation<(Data, HTTPURLResponse), any Error>)
         /// A ``DirectExchange``.
-        case callback(@Sendable (Outcome) -> Void)
+        case callback(@Sendable (Outcome, _ othersInFlight: Bool) -> Void)
 
-        func deliver(_ outcome: Outcome) {
+        /// Delivers `outcome`; `othersInFlight` tells a callback whether the session has other
+        /// transfers in flight, whose callbacks wait on the session's queue meanwhile.
+        func deliver(_ outcome: Outcome, othersInFlight: Bool) {
             switch self {
             case .continuation(let continuation): continuation.resume(with: outcome)
-            case .callback(let callback): callback(outcome)
+            case .callback(let callback): callback(outcome, othersInFlight)
             }
         }
     }
@@ -230,8 +242,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: (any Error)?) {
-        guard let record = tasks.withLock({ $0.removeValue(forKey: task.taskIdentifier) }) else { return }
-        record.completion.deliver(SessionDelegate.outcome(of: record, error: error))
+        let (taken, othersInFlight) = tasks.withLock { tasks in
+            (tasks.removeValue(forKey: task.taskIdentifier), !tasks.isEmpty)
+        }
+        guard let record = taken else { return }
+        record.completion.deliver(SessionDelegate.outcome(of: record, error: error), othersInFlight: othersInFlight)
     }
 
     private static func outcome(of record: Record, error: (any Error)?) -> Outcome {

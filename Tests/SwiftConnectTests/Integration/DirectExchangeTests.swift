@@ -71,11 +71,77 @@ struct DirectExchangeTests {
         #expect(try await large.value.count == 102_400)
     }
 
-    /// The request cancelled goes without a task, or through middleware in one.
+    /// A response that arrives while others of the session are in flight is handled off
+    /// URLSession's queue, which serves all of them; one that arrives alone is handled on it.
+    @Test func aSlowValidatorDoesNotHoldUpTheSessionsOtherResponses() async throws {
+        let validating = PipelineFixtures.Gate()
+        let release = DispatchSemaphore(value: 0)
+        let onSessionQueue = Recorder<Bool>()
+        let connect = HTTPBin.connect { configuration in
+            configuration.validators = [
+                ResponseValidator { response in
+                    onSessionQueue.append(SessionQueue.isCurrent)
+                    guard response.url?.path == "/anything/held" else { return }
+                    validating.open()
+                    _ = release.wait(timeout: .now() + 30)
+                }
+            ]
+        }
+        _ = try await connect.request(Call(endpoint: "/get")).value  // alone
+
+        let slow = connect.request(Call(endpoint: "/delay/1"))
+        let held = connect.request(Call(endpoint: "/anything/held"))
+        try await validating.wait()
+        // The held response's validator now blocks its thread. Were that URLSession's queue, the
+        // slow response (a second later) would wait behind it until the validator gave up (30 s).
+        #expect(try await !slow.value.isEmpty)
+        #expect(!held.isCompleted)
+        release.signal()
+        #expect(try await !held.value.isEmpty)
+        #if canImport(FoundationNetworking)
+            // Alone: on the session's queue. Held: off it, as `slow` was still in flight. Slow:
+            // either way, depending on whether the held response was still being validated.
+            #expect(onSessionQueue.values.prefix(2) == [true, false])
+        #endif
+    }
+
+    /// A validator of a lone response runs on URLSession's own queue, where cancelling a task
+    /// waits on itself: cancelling a request it has just sent must leave that queue first.
+    @Test(arguments: [false, true])
+    func aValidatorMaySendAndCancelARequestOnTheSessionQueue(throughMiddleware: Bool) async throws {
+        let slot = ConnectSlot()
+        let sent = Recorder<Future<Data>>()
+        let connect = HTTPBin.connect { configuration in
+            configuration.validators = [
+                ResponseValidator { response in
+                    guard response.url?.path == "/get", let connect = slot.connect else { return }
+                    var next = Call(endpoint: "/delay/10")
+                    if throughMiddleware {
+                        next.middleware = .adding([ConnectMiddleware(adapters: [ClosureAdapter { $0 }])])
+                    }
+                    let future = connect.request(next)
+                    sent.append(future)
+                    future.cancel()
+                }
+            ]
+        }
+        slot.connect = connect
+        _ = try await connect.request(Call(endpoint: "/get")).value
+        let cancelled = try #require(sent.values.first)
+        // Cancelled at once, not answered after the server's 10 s (a deadlock would never answer).
+        #expect((cancelled.result?.failureValue as? ConnectError)?.isCancellation == true)
+        // The client still works: its session's queue is not stuck.
+        #expect(try await !connect.request(Call(endpoint: "/get")).value.isEmpty)
+    }
+
+    /// The request cancelled goes without a task, or through middleware in one. The validator runs
+    /// on URLSession's queue although the slow request is in flight, as it would if that request
+    /// had started just after the check that hands busy responses off (a race otherwise).
     @Test(arguments: [false, true])
     func aValidatorMayCancelAnotherRequestWithoutDeadlock(throughMiddleware: Bool) async throws {
         let pending = Recorder<Future<Data>>()
-        let connect = HTTPBin.connect { configuration in
+        let transport = URLSessionTransport(configuration: .default, handsOffBusyResponses: false)
+        let connect = HTTPBin.connect(transport: transport) { configuration in
             configuration.validators = [
                 ResponseValidator { response in
                     if response.url?.path == "/get" { for future in pending.values { future.cancel() } }

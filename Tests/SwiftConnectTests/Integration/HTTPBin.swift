@@ -32,13 +32,15 @@ enum HTTPBin {
     static func connect(
         middleware: any ConnectMiddlewareProtocol = ConnectMiddleware(),
         errorHandler: any ErrorHandlerProtocol = ErrorHandler(),
+        transport: (any Transport)? = nil,
         configure: (inout ConnectConfiguration) -> Void = { _ in }
     ) -> Connect {
         var configuration = ConnectConfiguration()
         configuration.callbackQueue = DispatchQueue(label: "integration.callbacks")
         configuration.timeoutInterval = 20
         configure(&configuration)
-        return Connect(middleware: middleware, errorHandler: errorHandler, configuration: configuration)
+        return Connect(
+            middleware: middleware, errorHandler: errorHandler, configuration: configuration, transport: transport)
     }
 }
 
