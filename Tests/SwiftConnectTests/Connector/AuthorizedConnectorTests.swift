@@ -26,6 +26,39 @@ struct AuthorizedConnectorTests {
         #expect(request.value(forHTTPHeaderField: "Authorization") == value)
     }
 
+    class PlainClassConnector: Connector {
+        var baseURL: URL { URL(string: "https://h.test")! }
+        var endpoint: String { "/me" }
+    }
+
+    /// A subclass that conforms where its superclass does not: the type that decides is the
+    /// connector's own, not its superclass's.
+    final class AuthorizedSubclassConnector: PlainClassConnector, AuthorizedConnector {
+        var authorizationToken: AuthorizationToken? { .bearer(token: "sub") }
+    }
+
+    /// The builder remembers which connector types do not conform; building one never changes
+    /// what another gets, in any order, however often.
+    @Test func typesThatDoNotConformNeverHideTheTokenOfTypesThatDo() throws {
+        struct Plain: Connector {
+            var baseURL: URL = URL(string: "https://h.test")!
+            var endpoint: String = "/me"
+        }
+        let connectors: [Connector] = [
+            Plain(), AuthorizedTestConnector(authorizationToken: .bearer(token: "t")), PlainClassConnector(),
+            AuthorizedSubclassConnector(),
+        ]
+        for round in 0..<3 {
+            for connector in round == 1 ? connectors.reversed() : connectors {
+                let authorization = try connector.asURLRequest().value(forHTTPHeaderField: "Authorization")
+                let expected = (connector as? AuthorizedConnector)?.authorizationToken?.header.value
+                #expect(authorization == expected, "\(type(of: connector)), round \(round)")
+            }
+        }
+        let subclassRequest = try AuthorizedSubclassConnector().asURLRequest()
+        #expect(subclassRequest.value(forHTTPHeaderField: "Authorization") == "Bearer sub")
+    }
+
     @Test func headerTokenIsSentUnderItsOwnName() throws {
         let request = try AuthorizedTestConnector(authorizationToken: .header(name: "X-API-Key", value: "k-1"))
             .asURLRequest()
