@@ -117,6 +117,10 @@ final class DirectExchange: Sendable {
             return
         }
         pipeline.logger?.log(DebugDescription.curl(next))
-        DispatchQueue.global().async { self.send(next, hops: hops) }
+        if SessionQueue.isCurrent {
+            DispatchQueue.global().async { self.send(next, hops: hops) }
+        } else {
+            send(next, hops: hops)  // handed off already, or from the `.decide` task
+        }
     }
 }

@@ -380,7 +380,8 @@ final class UploadStreams: Sendable {
     /// completion-handler data task. ``SessionDelegate``'s calls only take a lock and record, so
     /// they can run where they are made. On completion they resume a continuation (the awaiting
     /// task then runs on the Swift concurrency pool) or finish a ``DirectExchange``, which leaves
-    /// this thread for large bodies and for whatever calls back into URLSession; the delegate's
+    /// this thread when the session has other transfers in flight, for large bodies, and for
+    /// whatever calls back into URLSession; the delegate's
     /// own answers that call back go through ``SessionDelegate/answer(_:)``.
     final class ImmediateOperationQueue: OperationQueue, @unchecked Sendable {
         // @unchecked Sendable: adds no state to OperationQueue, which is thread-safe.

@@ -90,7 +90,8 @@ enum RequestBuilder {
     /// Connector types known not to conform to ``AuthorizedConnector``. The runtime's conformance
     /// lookup behind `as?` costs about 1,200 instructions, 5 % of building a request; a type that
     /// does not conform is looked up once. (Types that conform are cast every time: the cast is
-    /// what reaches their token.)
+    /// what reaches their token.) A conformance declared in a library loaded with `dlopen` after a
+    /// type was remembered here would go unnoticed for that type.
     private static let unauthorizedTypes = LockedBox(Set<ObjectIdentifier>())
 
     /// The token of a connector that conforms to ``AuthorizedConnector``, or `nil`.
@@ -98,10 +99,17 @@ enum RequestBuilder {
         let type = ObjectIdentifier(Swift.type(of: connector))
         if unauthorizedTypes.withLock({ $0.contains(type) }) { return nil }
         guard let authorized = connector as? AuthorizedConnector else {
-            unauthorizedTypes.withLock { _ = $0.insert(type) }
+            if !castDependsOnTheValue(connector) { unauthorizedTypes.withLock { _ = $0.insert(type) } }
             return nil
         }
         return authorized.authorizationToken
+    }
+
+    /// Whether `as?` may answer differently for another value of the connector's type: it looks
+    /// inside an `Optional` (a `nil` fails where a wrapped value may not) and an `AnyHashable`.
+    /// Asked once per type, when the cast first fails.
+    private static func castDependsOnTheValue(_ connector: Connector) -> Bool {
+        Mirror(reflecting: connector).displayStyle == .optional || Swift.type(of: connector) == AnyHashable.self
     }
 
     /// Joins the base URL, the filled endpoint template and the query items.
@@ -208,7 +216,6 @@ enum RequestBuilder {
         return url
     }
 
-    /// Whether `scheme` is `http` or `https`, ignoring ASCII case.
     /// Whether `absolute`, a URL's `absoluteString`, has the scheme `http` or `https` (any case)
     /// and a non-empty host — what `url.scheme` and `url.host` say, read from the bytes of a
     /// string `URL` has already validated, without `URL` parsing it again (`scheme` and `host`
@@ -216,10 +223,12 @@ enum RequestBuilder {
     ///
     /// The scheme is what precedes the first `:`; the authority follows `//`, up to the first `/`,
     /// `?` or `#`; its host follows any `user:password@` and ends at a `:port`, or is an IP literal
-    /// in brackets, which may be empty (`http://[]/` is a valid URL with an empty host).
+    /// in brackets, which may be empty (`http://[]/` is a valid URL with an empty host). A host with
+    /// a percent escape is left to `URL`: `host` is `nil` when the escapes do not decode to UTF-8
+    /// (`http://%80/`).
     static func hasHTTPSchemeAndHost(_ absolute: String) -> Bool {
-        var absolute = absolute
-        return absolute.withUTF8 { bytes in
+        var bytesOfAbsolute = absolute
+        let answer: Bool? = bytesOfAbsolute.withUTF8 { bytes in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
                 isHTTP(UnsafeBufferPointer(rebasing: bytes[..<colon])),
                 bytes.count >= colon + 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
@@ -236,6 +245,7 @@ enum RequestBuilder {
                 hostStart = index + 1
             }
             guard hostStart < authorityEnd else { return false }
+            if bytes[hostStart..<authorityEnd].contains(UInt8(ascii: "%")) { return nil }
             switch bytes[hostStart] {
             case UInt8(ascii: ":"):  // a port with no host before it: `http://:80/`
                 return false
@@ -245,8 +255,11 @@ enum RequestBuilder {
                 return true
             }
         }
+        if let answer { return answer }
+        return !(URL(string: absolute)?.host ?? "").isEmpty
     }
 
+    /// Whether `scheme` is `http` or `https`, ignoring ASCII case.
     private static func isHTTP(_ scheme: UnsafeBufferPointer<UInt8>) -> Bool {
         var bytes = scheme.makeIterator()
         for expected in "http".utf8 {

@@ -59,6 +59,16 @@ struct AuthorizedConnectorTests {
         #expect(subclassRequest.value(forHTTPHeaderField: "Authorization") == "Bearer sub")
     }
 
+    /// `as?` looks inside an optional: a `nil` connector of an optional type does not conform,
+    /// a wrapped one does. Failing for the first must not hide the second's token.
+    @Test func anOptionalConnectorTypeIsCastForEveryValue() throws {
+        let none: OptionalAuthorized? = nil
+        let some: OptionalAuthorized? = OptionalAuthorized()
+        #expect(try none.asURLRequest().value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(try some.asURLRequest().value(forHTTPHeaderField: "Authorization") == "Bearer wrapped")
+        #expect(try none.asURLRequest().value(forHTTPHeaderField: "Authorization") == nil)
+    }
+
     @Test func headerTokenIsSentUnderItsOwnName() throws {
         let request = try AuthorizedTestConnector(authorizationToken: .header(name: "X-API-Key", value: "k-1"))
             .asURLRequest()
@@ -126,4 +136,18 @@ struct AuthorizedConnectorTests {
             .asURLRequest()
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic dQ0KOnA=")
     }
+}
+
+/// A connector type whose optional is a connector too, as a user could write. Public: the
+/// optional's conformance to the public `Connector` needs public witnesses.
+public struct OptionalAuthorized: AuthorizedConnector {
+    /// Always a bearer token, `wrapped`.
+    public var authorizationToken: AuthorizationToken? { .bearer(token: "wrapped") }
+}
+
+extension Optional: Connector where Wrapped == OptionalAuthorized {
+    /// A test host.
+    public var baseURL: URL { URL(string: "https://h.test")! }
+    /// The same path for `nil` and a wrapped value.
+    public var endpoint: String { "/me" }
 }

@@ -111,10 +111,12 @@ struct DirectExchangeTests {
     func aValidatorMaySendAndCancelARequestOnTheSessionQueue(throughMiddleware: Bool) async throws {
         let slot = ConnectSlot()
         let sent = Recorder<Future<Data>>()
+        let onSessionQueue = Recorder<Bool>()
         let connect = HTTPBin.connect { configuration in
             configuration.validators = [
                 ResponseValidator { response in
                     guard response.url?.path == "/get", let connect = slot.connect else { return }
+                    onSessionQueue.append(SessionQueue.isCurrent)
                     var next = Call(endpoint: "/delay/10")
                     if throughMiddleware {
                         next.middleware = .adding([ConnectMiddleware(adapters: [ClosureAdapter { $0 }])])
@@ -127,6 +129,9 @@ struct DirectExchangeTests {
         }
         slot.connect = connect
         _ = try await connect.request(Call(endpoint: "/get")).value
+        #if canImport(FoundationNetworking)
+            #expect(onSessionQueue.values == [true])  // the case this test is about
+        #endif
         let cancelled = try #require(sent.values.first)
         // Cancelled at once, not answered after the server's 10 s (a deadlock would never answer).
         #expect((cancelled.result?.failureValue as? ConnectError)?.isCancellation == true)

@@ -165,6 +165,7 @@ struct RequestBuilderTests {
         "http://:80/api", "http:///api", "http://", "http:", "https:api.example.com", "http:/h.test/x",
         "http://[::1]:8080/x", "http://[fe80::1%25en0]/", "http://127.0.0.1:9/", "https://h.test?q=1",
         "https://h.test#frag", "http://h.test:/x", "http://%41.test/", "https://h.test/a@b/c", "https://h.test?a=@b",
+        "http://%80/", "https://@~%80*+", "HTTP://%80/-&", "http://%C3%A9.test/", "http://h%2Etest/",
         "httpx://h.test", "htt://h.test", "https2://h.test", "ftp://files.example.com/pub", "file:///tmp/api",
         "mailto:someone@example.com", "/api/v1", "api/v1", "h.test:80", "data:text/plain,hi", "", "ws://h.test",
     ])
@@ -190,7 +191,9 @@ struct RequestBuilderTests {
     @Test func baseURLCheckAgreesWithFoundationOnRandomURLs() {
         let schemes = ["http", "https", "HTTPs", "ftp", "", "h.test"]
         let separators = ["://", ":", ":/", ":///", "", "/"]
-        let pieces = [":", "/", "@", "[", "]", "::1", "?", "#", "%41", "h.test", "80", "u", "http:", "//"]
+        let pieces = [
+            ":", "/", "@", "[", "]", "::1", "?", "#", "%41", "%80", "%C3%A9", "%", "h.test", "80", "u", "http:", "//",
+        ]
         var generator = SeededGenerator(state: 0x5EED)
         var parsed = 0
         for _ in 0..<20_000 {
