@@ -140,18 +140,15 @@ enum RequestBuilder {
             }
             guard !value.isEmpty else { throw ConnectError.invalidRequest(.emptyPathValue(key: key)) }
         }
-        // A handful of values: a linear search beats hashing into a dictionary.
+        // A handful of values: a linear search beats hashing into a dictionary. A slot without a
+        // value throws from the writer's first (counting) pass, which visits the slots in the
+        // order they are written — path, then query — so the first missing one is reported.
         func pathValue(for slot: String) throws -> String {
-            guard let value = pathValues.first(where: { $0.key == slot })?.value else {
+            guard let index = pathValues.firstIndex(where: { $0.key == slot }) else {
                 throw ConnectError.invalidRequest(.missingPathValue(slot: slot))
             }
-            return value
+            return pathValues[index].value
         }
-
-        // Every slot has a value, checked in the order the pieces are written (path, then query),
-        // so the first missing one is the one reported.
-        for case .slot(let name) in template.path { _ = try pathValue(for: name) }
-        for case .slot(let name) in template.query { _ = try pathValue(for: name) }
 
         // Literal pieces are never empty and a slot's value never encodes to nothing, so the
         // filled path (or endpoint query) is empty exactly when the template's is; the filled path

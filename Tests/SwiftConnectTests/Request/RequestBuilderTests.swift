@@ -209,6 +209,18 @@ struct RequestBuilderTests {
         #expect(parsed > 1_000)  // enough of them are URLs for the comparison to mean something
     }
 
+    /// The first slot without a value is reported, in the order the URL is written: the path's
+    /// slots, then the endpoint query's.
+    @Test(arguments: [
+        ([], "userId"), (["userId"], "todoId"), (["todoId"], "userId"), (["userId", "todoId"], "ownerId"),
+        (["ownerId"], "userId"), (["userId", "ownerId"], "todoId"),
+    ])
+    func theFirstMissingSlotIsReported(given keys: [String], missing: String) {
+        let parameters = CompositeParameters(keys.map { Parameter.path(key: $0, value: "1") })
+        let built = connector("/users/{userId}/todos/{todoId}?owner={ownerId}", parameters)
+        #expect(rejectionReason(building: built) == .missingPathValue(slot: missing))
+    }
+
     // MARK: Rejections: nothing is sent
 
     /// One way a connector can be invalid, and the reason it must be rejected with.
