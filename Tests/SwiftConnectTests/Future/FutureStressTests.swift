@@ -32,13 +32,19 @@ struct FutureStressTests {
         var actionCount: Int { lock.withLock { actions } }
     }
 
-    /// Runs `body` — a `concurrentPerform` that keeps every core busy — on a global queue, and
-    /// waits for it without holding one of the concurrency pool's threads: on two cores a race
-    /// holding one for seconds (under ThreadSanitizer) stalls every other test meanwhile.
-    static func offThePool(_ body: @escaping @Sendable () -> Void) async {
+    /// Runs `body(index, racer)` for every index below `count` and every racer below `racers`, on
+    /// as many threads as there are cores (`concurrentPerform`, one call at a time per thread).
+    /// The race runs on a global queue and is awaited without holding one of the concurrency
+    /// pool's threads: on two cores a race holding one for seconds (under ThreadSanitizer) stalls
+    /// every other test meanwhile.
+    static func race(
+        _ count: Int, racers: Int, _ body: @escaping @Sendable (_ index: Int, _ racer: Int) -> Void
+    ) async {
         await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                body()
+                DispatchQueue.concurrentPerform(iterations: count * racers) { iteration in
+                    body(iteration / racers, iteration % racers)
+                }
                 continuation.resume()
             }
         }
@@ -66,21 +72,17 @@ struct FutureStressTests {
             promises[index].future.observe { records[index].saw(Self.tag($0)) }
         }
 
-        await Self.offThePool {
-            DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
-                let index = iteration / racers
-                let racer = iteration % racers
-                let promise = promises[index]
-                let record = records[index]
-                guard racer < completers else {
-                    promise.future.observe { record.saw(Self.tag($0)) }
-                    return
-                }
-                switch (racer + index) % 3 {
-                case 0: if promise.succeed(racer) { record.won() }
-                case 1: if promise.fail(TestError(id: racer)) { record.won() }
-                default: promise.future.cancel()
-                }
+        await Self.race(futureCount, racers: racers) { index, racer in
+            let promise = promises[index]
+            let record = records[index]
+            guard racer < completers else {
+                promise.future.observe { record.saw(Self.tag($0)) }
+                return
+            }
+            switch (racer + index) % 3 {
+            case 0: if promise.succeed(racer) { record.won() }
+            case 1: if promise.fail(TestError(id: racer)) { record.won() }
+            default: promise.future.cancel()
             }
         }
 
@@ -114,20 +116,16 @@ struct FutureStressTests {
         let records = (0..<futureCount).map { _ in Record() }
         let offQueue = Counter()
 
-        await Self.offThePool {
-            DispatchQueue.concurrentPerform(iterations: futureCount * racers) { iteration in
-                let index = iteration / racers
-                let racer = iteration % racers
-                let promise = promises[index]
-                let record = records[index]
-                if racer % 2 == 0 {
-                    promise.future.map { $0 * 2 }.observe { result in
-                        if !target.isCurrent { offQueue.increment() }
-                        record.saw(Self.tag(result))
-                    }
-                } else if promise.succeed(racer) {
-                    record.won()
+        await Self.race(futureCount, racers: racers) { index, racer in
+            let promise = promises[index]
+            let record = records[index]
+            if racer % 2 == 0 {
+                promise.future.map { $0 * 2 }.observe { result in
+                    if !target.isCurrent { offQueue.increment() }
+                    record.saw(Self.tag(result))
                 }
+            } else if promise.succeed(racer) {
+                record.won()
             }
         }
         target.queue.sync {}  // observers were queued before this; now they have all run
@@ -173,10 +171,8 @@ struct FutureStressTests {
         for round in 0..<Self.cancelRounds {
             let (futures, records) = Self.cancellableFutures(Self.futuresPerCancelRound)
 
-            await Self.offThePool {
-                DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
-                    futures[iteration / 2].cancel()
-                }
+            await Self.race(futures.count, racers: 2) { index, _ in
+                futures[index].cancel()
             }
 
             let wrong = futures.indices.filter { records[$0].actionCount != 1 }
@@ -200,15 +196,12 @@ struct FutureStressTests {
         for round in 0..<Self.cancelRounds {
             let (futures, records) = Self.cancellableFutures(Self.futuresPerCancelRound)
 
-            await Self.offThePool {
-                DispatchQueue.concurrentPerform(iterations: futures.count * 2) { iteration in
-                    let index = iteration / 2
-                    // Alternate which of the two goes first, so each wins about half the races.
-                    if (iteration + index) % 2 == 0 {
-                        futures[index].cancel()
-                    } else {
-                        futures[index].complete(with: .success(1))
-                    }
+            await Self.race(futures.count, racers: 2) { index, racer in
+                // Alternate which of the two goes first, so each wins about half the races.
+                if (index + racer) % 2 == 0 {
+                    futures[index].cancel()
+                } else {
+                    futures[index].complete(with: .success(1))
                 }
             }
 
