@@ -47,13 +47,7 @@ final class DirectExchange: Sendable {
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
         pipeline.logger?.log(DebugDescription.curl(request))
-        if SessionQueue.isCurrent {
-            // Sent from URLSession's own queue (a validator or error handler sending a request),
-            // where creating and starting a task would wait on itself.
-            DispatchQueue.global().async { exchange.send(request, hops: 0) }
-        } else {
-            exchange.send(request, hops: 0)
-        }
+        exchange.send(request, hops: 0)
         return exchange
     }
 
@@ -69,7 +63,14 @@ final class DirectExchange: Sendable {
         slot.cancel()
     }
 
+    /// Sends `request`. From URLSession's own queue — a validator or error handler sending a
+    /// request, or a redirect found there — where creating and starting a task would wait on
+    /// itself, it is sent from a global queue.
     private func send(_ request: URLRequest, hops: Int) {
+        guard !SessionQueue.isCurrent else {
+            DispatchQueue.global().async { self.send(request, hops: hops) }
+            return
+        }
         let start = DispatchTime.now()
         let task = transport.dataTask(for: request) { outcome, othersInFlight in
             let bodySize = (try? outcome.get())?.0.count ?? 0
@@ -110,17 +111,13 @@ final class DirectExchange: Sendable {
         }
     }
 
-    /// Sends a redirect's next request from a global queue, unless the request was cancelled.
+    /// Sends a redirect's next request, unless the request was cancelled.
     private func follow(_ next: URLRequest, hops: Int) {
         if slot.isCancelled {
             promise.fail(ConnectError.cancelled)
             return
         }
         pipeline.logger?.log(DebugDescription.curl(next))
-        if SessionQueue.isCurrent {
-            DispatchQueue.global().async { self.send(next, hops: hops) }
-        } else {
-            send(next, hops: hops)  // handed off already, or from the `.decide` task
-        }
+        send(next, hops: hops)
     }
 }

@@ -103,13 +103,10 @@ enum PercentEncoding {
     /// A path parameter's value: everything but unreserved characters is encoded, so the value
     /// fills exactly one segment. `.` and `..` are encoded too, so they are never dot-segments.
     static func pathValue(_ value: String) -> String {
-        if value == "." || value == ".." {
-            return String(repeating: "%2E", count: value.count)
-        }
-        return encode(value, keep: isUnreserved)
+        UTF8Writer.string { appendPathValue(value, to: &$0) }
     }
 
-    /// Appends ``pathValue(_:)`` of `value` to `output`.
+    /// Appends ``pathValue(_:)`` of `value` to `output`: what request building writes.
     static func appendPathValue(_ value: String, to output: inout UTF8Writer) {
         if value == "." || value == ".." {
             for _ in value.utf8 {
