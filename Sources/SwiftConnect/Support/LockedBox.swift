@@ -29,16 +29,9 @@ struct LockedBox<Value>: @unchecked Sendable {
     /// Runs `body` with exclusive access to the value. Never call out to user code inside `body`.
     @inline(__always)
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try storage.withUnsafeMutablePointers { value, lock in
-            #if canImport(Darwin)
-                os_unfair_lock_lock(lock)
-                defer { os_unfair_lock_unlock(lock) }
-            #else
-                pthread_mutex_lock(lock)
-                defer { pthread_mutex_unlock(lock) }
-            #endif
-            return try body(&value.pointee)
-        }
+        storage.lock()
+        defer { storage.unlock() }
+        return try storage.withUnsafeMutablePointerToHeader { try body(&$0.pointee) }
     }
 }
 
@@ -55,6 +48,31 @@ final class LockedStorage<Value>: ManagedBuffer<Value, PlatformLock> {
             #endif
         }
         return storage
+    }
+
+    /// Takes the lock, waiting while another thread holds it. Pair it with ``unlock()`` on the
+    /// same thread.
+    @inline(__always)
+    func lock() {
+        withUnsafeMutablePointerToElements { lock in
+            #if canImport(Darwin)
+                os_unfair_lock_lock(lock)
+            #else
+                _ = pthread_mutex_lock(lock)
+            #endif
+        }
+    }
+
+    /// Releases the lock this thread took with ``lock()``.
+    @inline(__always)
+    func unlock() {
+        withUnsafeMutablePointerToElements { lock in
+            #if canImport(Darwin)
+                os_unfair_lock_unlock(lock)
+            #else
+                _ = pthread_mutex_unlock(lock)
+            #endif
+        }
     }
 
     deinit {
@@ -88,24 +106,12 @@ struct StateLock: @unchecked Sendable {
     /// Takes the lock, waiting while another thread holds it.
     @usableFromInline
     func lock() {
-        storage.withUnsafeMutablePointerToElements { lock in
-            #if canImport(Darwin)
-                os_unfair_lock_lock(lock)
-            #else
-                _ = pthread_mutex_lock(lock)
-            #endif
-        }
+        storage.lock()
     }
 
     /// Releases the lock this thread took with ``lock()``.
     @usableFromInline
     func unlock() {
-        storage.withUnsafeMutablePointerToElements { lock in
-            #if canImport(Darwin)
-                os_unfair_lock_unlock(lock)
-            #else
-                _ = pthread_mutex_unlock(lock)
-            #endif
-        }
+        storage.unlock()
     }
 }
