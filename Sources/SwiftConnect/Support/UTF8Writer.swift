@@ -1,37 +1,39 @@
-/// Builds a string from bytes in one allocation of exactly the right size.
+/// Builds a string from bytes, without building it piece by piece (each `+=` may reallocate) or
+/// in a `[UInt8]` that is then copied into a `String`.
 ///
-/// ``string(_:)`` runs its body twice: first with a writer that only counts, then with one that
-/// writes into the new string's storage. The body must append the same bytes both times (it
-/// works on values that do not change in between); a body that wrote more the second time
-/// stops at a precondition rather than overrun the storage.
-///
-/// This replaces building a string piece by piece (each `+=` may reallocate) or in a `[UInt8]`
-/// that is then copied into a `String`.
+/// ``string(_:)`` runs its body into a buffer on the stack and makes the string from what it
+/// wrote: one pass, one allocation (none for a string of up to 15 bytes). A string longer than
+/// the buffer (``stackCapacity`` bytes) takes a second pass: the first one counted it, the writer
+/// going on counting once the buffer is full, and the second writes it into storage of exactly
+/// its size. The body must append the same bytes each time it runs (it works on values that do
+/// not change in between); a second run that wrote a different number of bytes stops at a
+/// precondition rather than overrun the storage or return a wrong string.
 struct UTF8Writer {
+    /// The bytes a string may have to be built in one pass.
+    static let stackCapacity = 1024
+
     /// The number of bytes appended so far.
     private(set) var count = 0
-    /// Where the bytes go; `nil` while counting.
-    private let storage: UnsafeMutableBufferPointer<UInt8>?
+    /// Where the bytes go. Bytes past its end are counted, not stored.
+    private let storage: UnsafeMutableBufferPointer<UInt8>
 
-    private init(storage: UnsafeMutableBufferPointer<UInt8>?) {
+    private init(storage: UnsafeMutableBufferPointer<UInt8>) {
         self.storage = storage
     }
 
     /// Appends one byte.
     @inline(__always)
     mutating func append(_ byte: UInt8) {
-        if let storage {
-            precondition(count < storage.count, "UTF8Writer: the body wrote more than it counted")
-            storage[count] = byte
-        }
+        if count < storage.count { storage[count] = byte }
         count += 1
     }
 
     /// Appends bytes.
     @inline(__always)
     mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
-        if let storage, let source = bytes.baseAddress {
-            precondition(bytes.count <= storage.count - count, "UTF8Writer: the body wrote more than it counted")
+        // Bytes that do not all fit are not stored: the count is then past the end for good,
+        // and whoever reads the storage knows it is incomplete.
+        if bytes.count <= storage.count &- count, let source = bytes.baseAddress {
             (storage.baseAddress! + count).update(from: source, count: bytes.count)
         }
         count += bytes.count
@@ -51,16 +53,31 @@ struct UTF8Writer {
         substring.withUTF8 { append(contentsOf: $0) }
     }
 
+    /// Whether every byte appended so far is in the storage.
+    private var isComplete: Bool { count <= storage.count }
+
     /// The string `body` writes (as UTF-8; invalid sequences are repaired, as by
     /// `String(decoding:as:)`).
     ///
-    /// - Throws: What `body` throws (it is expected to throw while counting, if at all).
+    /// - Throws: What `body` throws (on its first run, if at all).
     static func string<Failure: Error>(_ body: (inout UTF8Writer) throws(Failure) -> Void) throws(Failure) -> String {
-        var counter = UTF8Writer(storage: nil)
-        try body(&counter)
-        let count = counter.count
-        if count == 0 { return "" }
         var failure: Failure?
+        var count = 0
+        let written: String? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stackCapacity) { buffer in
+            var writer = UTF8Writer(storage: buffer)
+            do throws(Failure) {
+                try body(&writer)
+            } catch {
+                failure = error
+                return nil
+            }
+            count = writer.count
+            guard writer.isComplete else { return nil }
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+        }
+        if let failure { throw failure }
+        if let written { return written }
+
         func write(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
             var writer = UTF8Writer(storage: UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
             do {
@@ -69,7 +86,7 @@ struct UTF8Writer {
                 failure = error
                 return 0
             }
-            precondition(writer.count == count, "UTF8Writer: the body wrote fewer bytes than it counted")
+            precondition(writer.count == count, "UTF8Writer: the body wrote \(writer.count) bytes, then \(count)")
             return count
         }
         let string: String

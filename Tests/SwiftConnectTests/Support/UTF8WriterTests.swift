@@ -28,8 +28,44 @@ struct UTF8WriterTests {
             output.append(UInt8(ascii: "x"))
             counts.append(output.count)
         }
-        // Counted, then written: the same counts twice.
-        #expect(counts == [2, 3, 2, 3])
+        // A string that fits the stack buffer is written in one pass.
+        #expect(counts == [2, 3])
+    }
+
+    /// Strings around the stack buffer's size, written in chunks of `chunk` bytes (with a
+    /// two-byte character in each) and single bytes, so that a chunk straddles the buffer's end.
+    @Test(arguments: [1, 2, 7, 64, 1023, 1024, 1025, 3000])
+    func stringsOfEverySizeAroundTheBufferAreWrittenWhole(chunk: Int) {
+        let piece = chunk >= 2 ? String(repeating: "a", count: chunk - 2) + "é" : "a"
+        for total in [UTF8Writer.stackCapacity - 1, UTF8Writer.stackCapacity, UTF8Writer.stackCapacity + 1, 5000] {
+            var runs = 0
+            var expected = ""
+            let string = UTF8Writer.string { output in
+                runs += 1
+                while output.count + piece.utf8.count <= total {
+                    output.append(piece)
+                }
+                while output.count < total { output.append(UInt8(ascii: "z")) }
+            }
+            while expected.utf8.count + piece.utf8.count <= total { expected += piece }
+            expected += String(repeating: "z", count: total - expected.utf8.count)
+            #expect(string == expected, "chunk \(chunk), total \(total)")
+            #expect(string.utf8.count == total)
+            // Longer than the buffer: counted, then written into storage of its size.
+            #expect(runs == (total <= UTF8Writer.stackCapacity ? 1 : 2), "chunk \(chunk), total \(total)")
+        }
+    }
+
+    @Test func anErrorOnTheFirstRunOfALongStringIsThrownWithoutASecondRun() {
+        var runs = 0
+        #expect(throws: Failure()) {
+            _ = try UTF8Writer.string { output in
+                runs += 1
+                output.append(String(repeating: "x", count: UTF8Writer.stackCapacity + 10))
+                throw Failure()
+            }
+        }
+        #expect(runs == 1)
     }
 
     @Test func anErrorFromTheBodyIsThrown() {
