@@ -28,12 +28,8 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
 
     /// Whether the name is a valid RFC 9110 token and the value has no CR, LF or NUL.
     var isValid: Bool {
-        !name.isEmpty && name.utf8.allSatisfy(HTTPHeader.isTokenByte)
+        !name.isEmpty && name.utf8.allSatisfy(ASCIISet.token.contains)
             && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
-    }
-
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        ASCII.isAlphanumeric(byte) || "!#$%&'*+-.^_`|~".utf8.contains(byte)
     }
 }
 

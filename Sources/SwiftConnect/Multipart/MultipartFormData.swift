@@ -73,7 +73,7 @@ struct MultipartFormData: Sendable {
     /// `multipart/form-data; boundary=…`, the boundary quoted when it has characters a token
     /// cannot carry.
     static func contentType(boundary: String) -> String {
-        let isToken = boundary.utf8.allSatisfy(HTTPHeader.isTokenByte)
+        let isToken = boundary.utf8.allSatisfy(ASCIISet.token.contains)
         return "multipart/form-data; boundary=" + (isToken ? boundary : "\"\(boundary)\"")
     }
 

@@ -4,66 +4,35 @@ import Foundation
 /// `+`, `&` and `=` alone in query values).
 enum PercentEncoding {
 
-    /// ALPHA / DIGIT / "-" / "." / "_" / "~".
-    static func isUnreserved(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"): return true
-        default: return ASCII.isAlphanumeric(byte)
-        }
-    }
-
-    /// "!" / "$" / "&" / "'" / "(" / ")" / "*" / "+" / "," / ";" / "="
-    static func isSubDelimiter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("),
-            UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"),
-            UInt8(ascii: "="):
-            return true
-        default:
-            return false
-        }
-    }
-
-    /// Characters a developer-written path may keep: pchar and "/".
-    static func isPathLiteral(_ byte: UInt8) -> Bool {
-        isUnreserved(byte) || isSubDelimiter(byte) || byte == UInt8(ascii: ":")
-            || byte == UInt8(ascii: "@") || byte == UInt8(ascii: "/")
-    }
-
-    /// Characters a developer-written query may keep: pchar, "/" and "?".
-    static func isQueryLiteral(_ byte: UInt8) -> Bool {
-        isPathLiteral(byte) || byte == UInt8(ascii: "?")
-    }
-
-    /// Encodes every byte of `string` for which `keep` is false. With `keepingEscapes`, an
-    /// existing `%XX` escape is kept as it is.
-    static func encode(_ string: String, keepingEscapes: Bool = false, keep: (UInt8) -> Bool) -> String {
-        if string.utf8.allSatisfy(keep) { return string }
+    /// Encodes every byte of `string` that is not in `kept`. With `keepingEscapes`, an existing
+    /// `%XX` escape is kept as it is.
+    static func encode(_ string: String, keepingEscapes: Bool = false, keeping kept: ASCIISet) -> String {
+        if string.utf8.allSatisfy(kept.contains) { return string }
         return UTF8Writer.string { output in
-            append(string, keepingEscapes: keepingEscapes, keep: keep, to: &output)
+            append(string, keepingEscapes: keepingEscapes, keeping: kept, to: &output)
         }
     }
 
-    /// Appends `string` to `output`, encoding every byte for which `keep` is false (see
-    /// ``encode(_:keepingEscapes:keep:)``).
+    /// Appends `string` to `output`, encoding every byte that is not in `kept` (see
+    /// ``encode(_:keepingEscapes:keeping:)``).
     @inline(__always)
     static func append(
-        _ string: String, keepingEscapes: Bool = false, keep: (UInt8) -> Bool, to output: inout UTF8Writer
+        _ string: String, keepingEscapes: Bool = false, keeping kept: ASCIISet, to output: inout UTF8Writer
     ) {
         var string = string
-        string.withUTF8 { append($0, keepingEscapes: keepingEscapes, keep: keep, to: &output) }
+        string.withUTF8 { append($0, keepingEscapes: keepingEscapes, keeping: kept, to: &output) }
     }
 
-    /// Appends `bytes` to `output`, encoding every byte for which `keep` is false. Runs of kept
-    /// bytes are copied whole.
+    /// Appends `bytes` to `output`, encoding every byte that is not in `kept`. Runs of kept bytes
+    /// are copied whole.
     static func append(
-        _ bytes: UnsafeBufferPointer<UInt8>, keepingEscapes: Bool, keep: (UInt8) -> Bool, to output: inout UTF8Writer
+        _ bytes: UnsafeBufferPointer<UInt8>, keepingEscapes: Bool, keeping kept: ASCIISet, to output: inout UTF8Writer
     ) {
         var runStart = 0
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
-            if keep(byte) {
+            if kept.contains(byte) {
                 index += 1
                 continue
             }
@@ -115,13 +84,13 @@ enum PercentEncoding {
                 output.append(UInt8(ascii: "E"))
             }
         } else {
-            append(value, keep: isUnreserved, to: &output)
+            append(value, keeping: .unreserved, to: &output)
         }
     }
 
     /// A query name or value: everything but unreserved characters is encoded.
     static func queryComponent(_ component: String) -> String {
-        encode(component, keep: isUnreserved)
+        encode(component, keeping: .unreserved)
     }
 
     /// `name=value&name2=value2`, each part encoded as a query component.
@@ -136,10 +105,10 @@ enum PercentEncoding {
         let start = output.count
         for item in items {
             if output.count != start { output.append(UInt8(ascii: "&")) }
-            append(item.name, keep: isUnreserved, to: &output)
+            append(item.name, keeping: .unreserved, to: &output)
             if let value = item.value {
                 output.append(UInt8(ascii: "="))
-                append(value, keep: isUnreserved, to: &output)
+                append(value, keeping: .unreserved, to: &output)
             }
         }
     }

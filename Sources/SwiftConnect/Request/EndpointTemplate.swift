@@ -1,8 +1,14 @@
 /// An endpoint such as `/users/{userId}/todos/{todoId}?expand=true`, parsed into literal text and
 /// `{slot}`s, in its path and query parts.
+///
+/// Literal text is percent-encoded here, once, rather than each time a request is built: a
+/// path literal keeps pchar and `/`, a query literal also `?`, and both keep well-formed `%XX`
+/// escapes.
 struct EndpointTemplate: Sendable {
     enum Piece: Equatable, Sendable {
+        /// Literal text, percent-encoded; never empty.
         case literal(String)
+        /// A `{name}` slot.
         case slot(String)
     }
 
@@ -12,6 +18,8 @@ struct EndpointTemplate: Sendable {
     let query: [Piece]
     /// Every slot name, in order of appearance.
     let slots: [String]
+    /// Whether the path starts with `/` (its first piece is a literal that does).
+    let pathStartsWithSlash: Bool
 
     /// Parses `endpoint`.
     ///
@@ -36,7 +44,11 @@ struct EndpointTemplate: Sendable {
             if inQuery { query.append(piece) } else { path.append(piece) }
         }
         func flushLiteral(upTo end: String.Index) {
-            if literalStart < end { append(.literal(String(endpoint[literalStart..<end]))) }
+            guard literalStart < end else { return }
+            let encoded = PercentEncoding.encode(
+                String(endpoint[literalStart..<end]), keepingEscapes: true,
+                keeping: inQuery ? .queryLiteral : .pathLiteral)
+            append(.literal(encoded))
         }
 
         var index = utf8.startIndex
@@ -81,5 +93,10 @@ struct EndpointTemplate: Sendable {
         self.path = path
         self.query = query
         self.slots = slots
+        if case .literal(let text)? = path.first {
+            pathStartsWithSlash = text.utf8.first == UInt8(ascii: "/")
+        } else {
+            pathStartsWithSlash = false
+        }
     }
 }

@@ -53,7 +53,7 @@ enum RequestBuilder {
         baseURL: URL? = nil
     ) throws -> URLRequest {
         let method = connector.method
-        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(HTTPHeader.isTokenByte) else {
+        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(ASCIISet.token.contains) else {
             throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
         }
         if body != nil, !method.allowsBody {
@@ -114,25 +114,21 @@ enum RequestBuilder {
 
     /// Joins the base URL, the filled endpoint template and the query items.
     ///
-    /// The URL string is written once, into storage of its exact size (``UTF8Writer``): no
-    /// intermediate strings for the path, the query parts or their joins.
-    static func makeURL(baseURL: URL, endpoint: String, parameters: RequestParameters) throws -> URL {
-        let base = baseURL.absoluteString
+    /// The URL string is written in one pass (``UTF8Writer``): no intermediate strings for the
+    /// path, the query parts or their joins. The template's literals are encoded already; the base
+    /// URL is copied from its bytes.
+    ///
+    /// `templates` is where the endpoint's parsed template is kept (tests that build thousands of
+    /// endpoints pass their own, so as not to flush the shared cache under other tests).
+    static func makeURL(
+        baseURL: URL, endpoint: String, parameters: RequestParameters, templates: EndpointTemplateCache = .shared
+    ) throws -> URL {
+        var base = baseURL.absoluteString
         guard hasHTTPSchemeAndHost(base) else {
             throw ConnectError.invalidRequest(.invalidBaseURL(base))
         }
 
-        // Split the base into its path-ending prefix and its own query; drop any fragment. The
-        // delimiters are ASCII: search the UTF-8 bytes, not the Characters.
-        var prefix = Substring(base)
-        if let hash = firstIndex(of: UInt8(ascii: "#"), in: prefix) { prefix = prefix[..<hash] }
-        var baseQuery: Substring = ""
-        if let question = firstIndex(of: UInt8(ascii: "?"), in: prefix) {
-            baseQuery = prefix[prefix.utf8.index(after: question)...]
-            prefix = prefix[..<question]
-        }
-
-        let template = try EndpointTemplateCache.shared.template(for: endpoint)
+        let template = try templates.template(for: endpoint)
         let pathValues = parameters.pathValues
         for (key, value) in pathValues {
             guard template.slots.contains(key) else {
@@ -141,69 +137,68 @@ enum RequestBuilder {
             guard !value.isEmpty else { throw ConnectError.invalidRequest(.emptyPathValue(key: key)) }
         }
         // A handful of values: a linear search beats hashing into a dictionary. A slot without a
-        // value throws from the writer's first (counting) pass, which visits the slots in the
-        // order they are written — path, then query — so the first missing one is reported.
+        // value throws from the writer's first pass, which visits the slots in the order they are
+        // written — path, then query — so the first missing one is reported.
         func pathValue(for slot: String) throws -> String {
             guard let index = pathValues.firstIndex(where: { $0.key == slot }) else {
                 throw ConnectError.invalidRequest(.missingPathValue(slot: slot))
             }
             return pathValues[index].value
         }
-
-        // Literal pieces are never empty and a slot's value never encodes to nothing, so the
-        // filled path (or endpoint query) is empty exactly when the template's is; the filled path
-        // starts with "/" exactly when its first piece is a literal that does.
-        let pathStartsWithSlash: Bool
-        if case .literal(let text)? = template.path.first {
-            pathStartsWithSlash = text.utf8.first == UInt8(ascii: "/")
-        } else {
-            pathStartsWithSlash = false
-        }
-        let prefixEndsWithSlash = prefix.utf8.last == UInt8(ascii: "/")
-        let queryItems = parameters.queryItems
-        let hasItemsQuery = !PercentEncoding.queryStringIsEmpty(queryItems)
-
-        let urlString = try UTF8Writer.string { output in
-            func write(_ pieces: [EndpointTemplate.Piece], keep: (UInt8) -> Bool, isQuery: Bool) throws {
-                for piece in pieces {
-                    switch piece {
-                    case .literal(let text):
-                        PercentEncoding.append(text, keepingEscapes: true, keep: keep, to: &output)
-                    case .slot(let name):
-                        let value = try pathValue(for: name)
-                        if isQuery {
-                            PercentEncoding.append(value, keep: PercentEncoding.isUnreserved, to: &output)
-                        } else {
-                            PercentEncoding.appendPathValue(value, to: &output)
-                        }
+        func write(_ pieces: [EndpointTemplate.Piece], isQuery: Bool, to output: inout UTF8Writer) throws {
+            for piece in pieces {
+                switch piece {
+                case .literal(let encoded):
+                    output.append(encoded)
+                case .slot(let name):
+                    let value = try pathValue(for: name)
+                    if isQuery {
+                        PercentEncoding.append(value, keeping: .unreserved, to: &output)
+                    } else {
+                        PercentEncoding.appendPathValue(value, to: &output)
                     }
                 }
             }
+        }
 
-            if prefixEndsWithSlash && pathStartsWithSlash {
-                output.append(prefix.dropLast())
-            } else {
-                output.append(prefix)
-                if !template.path.isEmpty && !prefixEndsWithSlash && !pathStartsWithSlash {
-                    output.append(UInt8(ascii: "/"))
+        let queryItems = parameters.queryItems
+        let hasItemsQuery = !PercentEncoding.queryStringIsEmpty(queryItems)
+        let urlString = try base.withUTF8 { base in
+            // The base's path-ending prefix and its own query; any fragment is dropped. (A slot's
+            // value never encodes to nothing and literal pieces are never empty, so the filled
+            // path, or endpoint query, is empty exactly when the template's is.)
+            let end = base.firstIndex(of: UInt8(ascii: "#")) ?? base.count
+            let question = base[..<end].firstIndex(of: UInt8(ascii: "?"))
+            let prefix = UnsafeBufferPointer(rebasing: base[..<(question ?? end)])
+            let baseQuery = UnsafeBufferPointer(rebasing: base[(question.map { $0 + 1 } ?? end)..<end])
+            let prefixEndsWithSlash = prefix.last == UInt8(ascii: "/")
+
+            return try UTF8Writer.string { output in
+                if prefixEndsWithSlash && template.pathStartsWithSlash {
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: prefix.dropLast()))
+                } else {
+                    output.append(contentsOf: prefix)
+                    if !template.path.isEmpty && !prefixEndsWithSlash && !template.pathStartsWithSlash {
+                        output.append(UInt8(ascii: "/"))
+                    }
                 }
-            }
-            try write(template.path, keep: PercentEncoding.isPathLiteral, isQuery: false)
+                try write(template.path, isQuery: false, to: &output)
 
-            var separator = UInt8(ascii: "?")
-            if !baseQuery.isEmpty {
-                output.append(separator)
-                output.append(baseQuery)
-                separator = UInt8(ascii: "&")
-            }
-            if !template.query.isEmpty {
-                output.append(separator)
-                try write(template.query, keep: PercentEncoding.isQueryLiteral, isQuery: true)
-                separator = UInt8(ascii: "&")
-            }
-            if hasItemsQuery {
-                output.append(separator)
-                PercentEncoding.appendQueryString(queryItems, to: &output)
+                var separator = UInt8(ascii: "?")
+                if !baseQuery.isEmpty {
+                    output.append(separator)
+                    output.append(contentsOf: baseQuery)
+                    separator = UInt8(ascii: "&")
+                }
+                if !template.query.isEmpty {
+                    output.append(separator)
+                    try write(template.query, isQuery: true, to: &output)
+                    separator = UInt8(ascii: "&")
+                }
+                if hasItemsQuery {
+                    output.append(separator)
+                    PercentEncoding.appendQueryString(queryItems, to: &output)
+                }
             }
         }
 
@@ -267,12 +262,5 @@ enum RequestBuilder {
         case let byte? where byte | 0x20 == UInt8(ascii: "s"): return bytes.next() == nil
         default: return false
         }
-    }
-
-    /// The index of the first `byte` in `text`'s UTF-8, found over its contiguous bytes.
-    private static func firstIndex(of byte: UInt8, in text: Substring) -> String.Index? {
-        var text = text
-        let offset = text.withUTF8 { $0.firstIndex(of: byte) }
-        return offset.map { text.utf8.index(text.utf8.startIndex, offsetBy: $0) }
     }
 }

@@ -46,13 +46,6 @@ struct UTF8Writer {
         string.withUTF8 { append(contentsOf: $0) }
     }
 
-    /// Appends a substring's UTF-8 bytes.
-    @inline(__always)
-    mutating func append(_ substring: Substring) {
-        var substring = substring
-        substring.withUTF8 { append(contentsOf: $0) }
-    }
-
     /// Whether every byte appended so far is in the storage.
     private var isComplete: Bool { count <= storage.count }
 

@@ -136,7 +136,7 @@ struct MultipartFormDataTests {
         for boundary in boundaries {
             #expect(boundary.count == 45)
             #expect(MultipartFormData.isValidBoundary(boundary))
-            #expect(boundary.utf8.allSatisfy(HTTPHeader.isTokenByte))
+            #expect(boundary.utf8.allSatisfy(ASCIISet.token.contains))
         }
     }
 

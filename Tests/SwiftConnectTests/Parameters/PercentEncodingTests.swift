@@ -83,29 +83,29 @@ struct PercentEncodingTests {
 
     @Test func pathLiteralKeepsSubDelimitersColonAtAndSlash() {
         let literal = "/a:b@c;d=e,f+g!h$i&j'k(l)m*n/"
-        #expect(PercentEncoding.encode(literal, keep: PercentEncoding.isPathLiteral) == literal)
+        #expect(PercentEncoding.encode(literal, keeping: .pathLiteral) == literal)
     }
 
     @Test func pathLiteralEncodesQuestionMarkHashSpaceAndNonASCII() {
-        let encoded = PercentEncoding.encode("/caf é?#", keep: PercentEncoding.isPathLiteral)
+        let encoded = PercentEncoding.encode("/caf é?#", keeping: .pathLiteral)
         #expect(encoded == "/caf%20%C3%A9%3F%23")
     }
 
     @Test func queryLiteralKeepsQuestionMarkAndSlash() {
-        #expect(PercentEncoding.encode("a=/b?c", keep: PercentEncoding.isQueryLiteral) == "a=/b?c")
-        #expect(PercentEncoding.encode("a=#", keep: PercentEncoding.isQueryLiteral) == "a=%23")
+        #expect(PercentEncoding.encode("a=/b?c", keeping: .queryLiteral) == "a=/b?c")
+        #expect(PercentEncoding.encode("a=#", keeping: .queryLiteral) == "a=%23")
     }
 
     @Test func keepingEscapesKeepsOnlyWellFormedEscapes() {
-        let encoded = PercentEncoding.encode("a%20b%zz%4", keepingEscapes: true, keep: PercentEncoding.isPathLiteral)
+        let encoded = PercentEncoding.encode("a%20b%zz%4", keepingEscapes: true, keeping: .pathLiteral)
         #expect(encoded == "a%20b%25zz%254")
     }
 
     @Test func withoutKeepingEscapesEveryPercentIsEncoded() {
-        #expect(PercentEncoding.encode("a%20b", keep: PercentEncoding.isPathLiteral) == "a%2520b")
+        #expect(PercentEncoding.encode("a%20b", keeping: .pathLiteral) == "a%2520b")
     }
 
     @Test func trailingEscapeIsKept() {
-        #expect(PercentEncoding.encode("a%2F", keepingEscapes: true, keep: PercentEncoding.isPathLiteral) == "a%2F")
+        #expect(PercentEncoding.encode("a%2F", keepingEscapes: true, keeping: .pathLiteral) == "a%2F")
     }
 }

@@ -43,6 +43,16 @@ struct EndpointTemplateTests {
     @Test func endpointWithoutSlotsIsOneLiteral() throws {
         let template = try EndpointTemplate("todos/all")
         #expect(template.path == [.literal("todos/all")])
+        #expect(!template.pathStartsWithSlash)
+    }
+
+    /// Literals are encoded once, when the endpoint is parsed: a path literal keeps pchar and
+    /// `/`, a query literal `?` too, and both keep well-formed escapes.
+    @Test func literalsArePercentEncodedForTheirPart() throws {
+        let template = try EndpointTemplate("/caf é/{id}/a%2Fb%zz[0]?q=a b?/&x[1]=%41{v}")
+        #expect(template.path == [.literal("/caf%20%C3%A9/"), .slot("id"), .literal("/a%2Fb%25zz%5B0%5D")])
+        #expect(template.query == [.literal("q=a%20b?/&x%5B1%5D=%41"), .slot("v")])
+        #expect(template.pathStartsWithSlash)
     }
 
     @Test(

@@ -1,0 +1,164 @@
+import Foundation
+import Testing
+
+@testable import SwiftConnect
+
+/// Request building writes the URL in one pass, from literals encoded when the template was
+/// parsed. These tests build the same URLs the plain way — strings joined piece by piece, each
+/// encoded on its own, with character sets spelled out here — and compare, over random bases,
+/// endpoints, path values and query items.
+@Suite("URL building, against a plain reference")
+struct URLBuildingDifferentialTests {
+    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~".utf8)
+    private static let pathLiteral = unreserved.union("!$&'()*+,;=:@/".utf8)
+    private static let queryLiteral = pathLiteral.union("?".utf8)
+
+    private static func isHex(_ byte: UInt8) -> Bool {
+        "0123456789ABCDEFabcdef".utf8.contains(byte)
+    }
+
+    private static func encode(_ string: String, keeping kept: Set<UInt8>, keepingEscapes: Bool = false) -> String {
+        let bytes = Array(string.utf8)
+        var encoded = ""
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if kept.contains(byte) {
+                encoded.append(Character(Unicode.Scalar(byte)))
+                index += 1
+            } else if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count, isHex(bytes[index + 1]),
+                isHex(bytes[index + 2])
+            {
+                encoded += String(decoding: bytes[index...index + 2], as: UTF8.self)
+                index += 3
+            } else {
+                encoded += String(format: "%%%02X", byte)
+                index += 1
+            }
+        }
+        return encoded
+    }
+
+    /// `template` with its `{slots}` filled, literals encoded with `literal`.
+    private static func fill(_ template: Substring, values: [String: String], literal: Set<UInt8>, isQuery: Bool)
+        -> String
+    {
+        var filled = ""
+        var rest = template
+        while let open = rest.firstIndex(of: "{") {
+            filled += encode(String(rest[..<open]), keeping: literal, keepingEscapes: true)
+            let close = rest[open...].firstIndex(of: "}")!
+            let value = values[String(rest[rest.index(after: open)..<close])]!
+            if !isQuery && (value == "." || value == "..") {
+                filled += String(repeating: "%2E", count: value.count)
+            } else {
+                filled += encode(value, keeping: unreserved)
+            }
+            rest = rest[rest.index(after: close)...]
+        }
+        return filled + encode(String(rest), keeping: literal, keepingEscapes: true)
+    }
+
+    /// The URL string, joined the plain way.
+    private static func referenceURL(
+        base: String, endpoint: String, values: [String: String], items: [(name: String, value: String?)]
+    ) -> String {
+        var prefix = Substring(base)
+        if let hash = prefix.firstIndex(of: "#") { prefix = prefix[..<hash] }
+        var baseQuery: Substring = ""
+        if let question = prefix.firstIndex(of: "?") {
+            baseQuery = prefix[prefix.index(after: question)...]
+            prefix = prefix[..<question]
+        }
+        let question = endpoint.firstIndex(of: "?")
+        let path = fill(
+            endpoint[..<(question ?? endpoint.endIndex)], values: values, literal: pathLiteral, isQuery: false)
+        let endpointQuery = question.map {
+            fill(endpoint[endpoint.index(after: $0)...], values: values, literal: queryLiteral, isQuery: true)
+        }
+
+        var url = String(prefix)
+        if url.hasSuffix("/") && path.hasPrefix("/") {
+            url.removeLast()
+        } else if !path.isEmpty && !url.hasSuffix("/") && !path.hasPrefix("/") {
+            url += "/"
+        }
+        url += path
+
+        var itemsQuery = ""
+        for item in items {
+            if !itemsQuery.isEmpty { itemsQuery += "&" }
+            itemsQuery += encode(item.name, keeping: unreserved)
+            if let value = item.value { itemsQuery += "=" + encode(value, keeping: unreserved) }
+        }
+        let queries = [String(baseQuery), endpointQuery ?? "", itemsQuery].filter { !$0.isEmpty }
+        if !queries.isEmpty { url += "?" + queries.joined(separator: "&") }
+        return url
+    }
+
+    @Test func randomRequestsBuildTheReferenceURL() throws {
+        let bases = ["", "/", "/v1", "/v1/", "/a%20b/", "/~u/"]
+        let baseQueries = ["", "?", "?k=v", "?a=1&b"]
+        let fragments = ["", "#", "#top"]
+        let endpointPieces = [
+            "/", "/", "users", "{a}", "{b}", "é", " ", "%2F", "%zz", "%4", "?", "=", "&", "x", "[", "]", ":", "@", "+",
+            ".", "..", "日本", "\"",
+        ]
+        let valuePieces = [".", "..", "a", "é", "/", "%", "%20", " ", "日本", "~", "?", "&", "=", "+", "#", "{a}"]
+        let itemPieces = ["", "q", "a b", "&", "=", "é", "%", "+", "/", "?", "~."]
+        // Thousands of endpoints: kept in a cache of their own, not the shared one other tests use.
+        let templates = EndpointTemplateCache(capacity: 16)
+        var generator = SeededGenerator(state: 0xC0FFEE)
+        func random<T>(_ list: [T]) -> T { list.randomElement(using: &generator)! }
+        func randomString(_ pieces: [String], count: ClosedRange<Int>) -> String {
+            (0..<Int.random(in: count, using: &generator)).map { _ in random(pieces) }.joined()
+        }
+
+        for round in 0..<5_000 {
+            let base = "https://h.test" + random(bases) + random(baseQueries) + random(fragments)
+            let endpoint = randomString(endpointPieces, count: 0...8)
+            var values: [String: String] = [:]
+            for slot in ["a", "b"] where endpoint.contains("{\(slot)}") {
+                values[slot] = randomString(valuePieces, count: 1...3)
+            }
+            let items = (0..<Int.random(in: 0...3, using: &generator)).map { _ in
+                (
+                    name: randomString(itemPieces, count: 0...2),
+                    value: Bool.random(using: &generator)
+                        ? randomString(itemPieces, count: 0...2) : nil
+                )
+            }
+
+            var parameters = RequestParameters()
+            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
+                try parameters.setPathValue(value, forKey: key)
+            }
+            for item in items { parameters.appendQueryItem(name: item.name, value: item.value) }
+            let built = try RequestBuilder.makeURL(
+                baseURL: try #require(URL(string: base)), endpoint: endpoint, parameters: parameters,
+                templates: templates)
+            let expected = Self.referenceURL(base: base, endpoint: endpoint, values: values, items: items)
+            #expect(
+                built.absoluteString == expected,
+                "round \(round): base \(base), endpoint \(endpoint), values \(values), items \(items)")
+        }
+    }
+
+    /// URLs longer than the writer's stack buffer take its second pass; they must come out the same.
+    @Test func urlsLongerThanTheStackBufferBuildTheReferenceURL() throws {
+        for length in [1_000, 1_020, 1_024, 1_030, 5_000] {
+            let value = String(repeating: "é", count: length / 6)
+            let items = [(name: "q", value: Optional(String(repeating: "a b", count: length / 3)))]
+            var parameters = RequestParameters()
+            try parameters.setPathValue(value, forKey: "id")
+            parameters.appendQueryItem(name: "q", value: items[0].value)
+            let built = try RequestBuilder.makeURL(
+                baseURL: try #require(URL(string: "https://h.test/v1")), endpoint: "/items/{id}", parameters: parameters
+            )
+            let expected = Self.referenceURL(
+                base: "https://h.test/v1", endpoint: "/items/{id}", values: ["id": value], items: items)
+            #expect(built.absoluteString == expected)
+            #expect(built.absoluteString.utf8.count > length)
+        }
+    }
+}
