@@ -6,41 +6,59 @@
 /// endpoint built at run time (`"/users/\(id)"`) costs a parse as it did before, never unbounded
 /// memory. Malformed endpoints are not kept: each use throws the parser's error again.
 ///
-/// Thread-safe: the dictionary sits in a ``LockedBox``; parsing happens outside the lock.
+/// The template used last is kept beside the dictionary and checked first: a connector used
+/// again and again (paging, polling, a burst of calls) costs a string comparison, not hashing
+/// its endpoint.
+///
+/// Thread-safe: the entries sit in a ``LockedBox``; parsing happens outside the lock.
 struct EndpointTemplateCache: Sendable {
     /// The cache request building uses.
     static let shared = EndpointTemplateCache(capacity: 256)
 
     /// The most templates held at once.
     let capacity: Int
-    private let templates: LockedBox<[String: EndpointTemplate]>
+    private let entries: LockedBox<Entries>
+
+    private struct Entries {
+        var templates: [String: EndpointTemplate] = [:]
+        /// The endpoint looked up last, with its template.
+        var last: (endpoint: String, template: EndpointTemplate)?
+
+        mutating func template(for endpoint: String) -> EndpointTemplate? {
+            if let last, last.endpoint == endpoint { return last.template }
+            guard let template = templates[endpoint] else { return nil }
+            last = (endpoint, template)
+            return template
+        }
+    }
 
     /// Creates an empty cache holding at most `capacity` templates (at least one).
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        templates = LockedBox([:])
+        entries = LockedBox(Entries())
     }
 
     /// The parsed template for `endpoint`, from the cache or parsed now.
     ///
     /// - Throws: ``InvalidRequestReason/malformedEndpoint(_:detail:)``, as ``EndpointTemplate/init(_:)``.
     func template(for endpoint: String) throws -> EndpointTemplate {
-        if let cached = templates.withLock({ $0[endpoint] }) { return cached }
+        if let cached = entries.withLock({ $0.template(for: endpoint) }) { return cached }
         let template = try EndpointTemplate(endpoint)
-        templates.withLock { templates in
-            if templates.count >= capacity, templates[endpoint] == nil {
-                templates.remove(at: templates.startIndex)
+        entries.withLock { entries in
+            if entries.templates.count >= capacity, entries.templates[endpoint] == nil {
+                entries.templates.remove(at: entries.templates.startIndex)
             }
-            templates[endpoint] = template
+            entries.templates[endpoint] = template
+            entries.last = (endpoint, template)
         }
         return template
     }
 
     /// The number of templates held.
-    var count: Int { templates.withLock { $0.count } }
+    var count: Int { entries.withLock { $0.templates.count } }
 
     /// Whether the template for `endpoint` is held.
     func contains(_ endpoint: String) -> Bool {
-        templates.withLock { $0[endpoint] != nil }
+        entries.withLock { $0.templates[endpoint] != nil }
     }
 }

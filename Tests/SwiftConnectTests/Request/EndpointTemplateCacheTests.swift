@@ -63,6 +63,18 @@ struct EndpointTemplateCacheTests {
         #expect(cache.count == 4)
     }
 
+    /// The template used last is checked before the dictionary: lookups that alternate, repeat,
+    /// or come after the last one was evicted must still get their own template.
+    @Test func theLastTemplateIsServedOnlyForItsOwnEndpoint() throws {
+        let cache = EndpointTemplateCache(capacity: 2)
+        let built = ["/a/", "{id}"].joined()  // equal to "/a/{id}", in storage of its own
+        let sequence = ["/a/{id}", built, "/a/{id}?x={y}", "/a/{id}", "/b/{id}", "/c/{id}", "/a/{id}", "/a/{id}"]
+        for endpoint in sequence {
+            expectSame(try cache.template(for: endpoint), try parsed(endpoint))
+        }
+        #expect(cache.count == 2)
+    }
+
     @Test func sharedCacheIsBounded() {
         #expect(EndpointTemplateCache.shared.capacity == 256)
     }
