@@ -54,32 +54,41 @@ struct UTF8Writer {
     ///
     /// - Throws: What `body` throws (on its first run, if at all).
     static func string<Failure: Error>(_ body: (inout UTF8Writer) throws(Failure) -> Void) throws(Failure) -> String {
-        var failure: Failure?
-        var count = 0
-        let written: String? = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stackCapacity) { buffer in
+        // The first run's outcome is returned, not stored into variables the closure captures:
+        // captured variables would cost an allocation of their own.
+        let first = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: stackCapacity) {
+            buffer -> Result<(string: String?, count: Int), Failure> in
             var writer = UTF8Writer(storage: buffer)
             do throws(Failure) {
                 try body(&writer)
             } catch {
-                failure = error
-                return nil
+                return .failure(error)
             }
-            count = writer.count
-            guard writer.isComplete else { return nil }
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[..<count]), as: UTF8.self)
+            guard writer.isComplete else { return .success((nil, writer.count)) }
+            let string = String(decoding: UnsafeBufferPointer(rebasing: buffer[..<writer.count]), as: UTF8.self)
+            return .success((string, writer.count))
         }
-        if let failure { throw failure }
-        if let written { return written }
+        switch first {
+        case .failure(let error): throw error
+        case .success((let string?, _)): return string
+        case .success((nil, let count)): return try string(count: count, body)
+        }
+    }
 
+    /// The string `body` writes, `count` bytes long: written into storage of that size.
+    private static func string<Failure: Error>(
+        count: Int, _ body: (inout UTF8Writer) throws(Failure) -> Void
+    ) throws(Failure) -> String {
+        var failure: Failure?
         func write(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
             var writer = UTF8Writer(storage: UnsafeMutableBufferPointer(rebasing: buffer[..<count]))
-            do {
+            do throws(Failure) {
                 try body(&writer)
             } catch {
                 failure = error
                 return 0
             }
-            precondition(writer.count == count, "UTF8Writer: the body wrote \(writer.count) bytes, then \(count)")
+            precondition(writer.count == count, "UTF8Writer: the body wrote \(count) bytes, then \(writer.count)")
             return count
         }
         let string: String
