@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parsed endpoint templates, by endpoint string, so that a connector's endpoint is parsed once
 /// rather than on every request.
 ///
@@ -10,6 +12,10 @@
 /// again and again (paging, polling, a burst of calls) costs a string comparison, not hashing
 /// its endpoint.
 ///
+/// Endpoints are told apart by their UTF-8 bytes, not by `String`'s `==`, which holds canonically
+/// equivalent strings equal: `"/caf\u{E9}"` and `"/cafe\u{301}"` percent-encode differently, so
+/// they must not share a template.
+///
 /// Thread-safe: the entries sit in a ``LockedBox``; parsing happens outside the lock.
 struct EndpointTemplateCache: Sendable {
     /// The cache request building uses.
@@ -20,15 +26,38 @@ struct EndpointTemplateCache: Sendable {
     private let entries: LockedBox<Entries>
 
     private struct Entries {
-        var templates: [String: EndpointTemplate] = [:]
+        var templates: [Key: EndpointTemplate] = [:]
         /// The endpoint looked up last, with its template.
-        var last: (endpoint: String, template: EndpointTemplate)?
+        var last: (endpoint: Key, template: EndpointTemplate)?
 
-        mutating func template(for endpoint: String) -> EndpointTemplate? {
+        mutating func template(for endpoint: Key) -> EndpointTemplate? {
             if let last, last.endpoint == endpoint { return last.template }
             guard let template = templates[endpoint] else { return nil }
             last = (endpoint, template)
             return template
+        }
+    }
+
+    /// An endpoint, compared and hashed by its UTF-8 bytes.
+    private struct Key: Hashable {
+        var endpoint: String
+
+        static func == (lhs: Key, rhs: Key) -> Bool {
+            var lhs = lhs.endpoint
+            var rhs = rhs.endpoint
+            return lhs.withUTF8 { lhs in
+                rhs.withUTF8 { rhs in
+                    guard lhs.count == rhs.count else { return false }
+                    guard lhs.count > 0, let left = lhs.baseAddress, let right = rhs.baseAddress, left != right
+                    else { return true }
+                    return memcmp(left, right, lhs.count) == 0
+                }
+            }
+        }
+
+        func hash(into hasher: inout Hasher) {
+            var endpoint = endpoint
+            endpoint.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
     }
 
@@ -42,14 +71,15 @@ struct EndpointTemplateCache: Sendable {
     ///
     /// - Throws: ``InvalidRequestReason/malformedEndpoint(_:detail:)``, as ``EndpointTemplate/init(_:)``.
     func template(for endpoint: String) throws -> EndpointTemplate {
-        if let cached = entries.withLock({ $0.template(for: endpoint) }) { return cached }
+        let key = Key(endpoint: endpoint)
+        if let cached = entries.withLock({ $0.template(for: key) }) { return cached }
         let template = try EndpointTemplate(endpoint)
         entries.withLock { entries in
-            if entries.templates.count >= capacity, entries.templates[endpoint] == nil {
+            if entries.templates.count >= capacity, entries.templates[key] == nil {
                 entries.templates.remove(at: entries.templates.startIndex)
             }
-            entries.templates[endpoint] = template
-            entries.last = (endpoint, template)
+            entries.templates[key] = template
+            entries.last = (key, template)
         }
         return template
     }
@@ -59,6 +89,6 @@ struct EndpointTemplateCache: Sendable {
 
     /// Whether the template for `endpoint` is held.
     func contains(_ endpoint: String) -> Bool {
-        entries.withLock { $0.templates[endpoint] != nil }
+        entries.withLock { $0.templates[Key(endpoint: endpoint)] != nil }
     }
 }

@@ -16,6 +16,7 @@ struct EndpointTemplateCacheTests {
         #expect(lhs.path == rhs.path, sourceLocation: sourceLocation)
         #expect(lhs.query == rhs.query, sourceLocation: sourceLocation)
         #expect(lhs.slots == rhs.slots, sourceLocation: sourceLocation)
+        #expect(lhs.pathStartsWithSlash == rhs.pathStartsWithSlash, sourceLocation: sourceLocation)
     }
 
     @Test func firstAndLaterLookupsGiveTheParsedTemplate() throws {
@@ -73,6 +74,20 @@ struct EndpointTemplateCacheTests {
             expectSame(try cache.template(for: endpoint), try parsed(endpoint))
         }
         #expect(cache.count == 2)
+    }
+
+    /// `"é"` and `"e\u{301}"` are equal `String`s but different bytes, which encode differently:
+    /// each endpoint gets its own template, whether it is the one used last or not.
+    @Test func canonicallyEquivalentEndpointsKeepTheirOwnBytes() throws {
+        let cache = EndpointTemplateCache(capacity: 8)
+        let composed = "/caf\u{E9}/{a}"
+        let decomposed = "/cafe\u{301}/{a}"
+        #expect(composed == decomposed)  // what String says, and why the cache must not ask it
+        for endpoint in [composed, decomposed, "/other", composed, "/other", decomposed] {
+            expectSame(try cache.template(for: endpoint), try parsed(endpoint))
+        }
+        #expect(try cache.template(for: decomposed).path.first == .literal("/cafe%CC%81/"))
+        #expect(cache.count == 3)
     }
 
     @Test func sharedCacheIsBounded() {
