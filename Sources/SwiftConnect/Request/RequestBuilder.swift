@@ -114,8 +114,9 @@ enum RequestBuilder {
 
     /// Joins the base URL, the filled endpoint template and the query items.
     ///
-    /// The URL string is written in one pass (``UTF8Writer``): no intermediate strings for the
-    /// path, the query parts or their joins. The template's literals are encoded already; the base
+    /// The URL string is written in one pass (``UTF8Writer``; two for a URL longer than
+    /// ``UTF8Writer/stackCapacity`` bytes): no intermediate strings for the path, the query parts
+    /// or their joins. The template's literals are encoded already; the base
     /// URL is copied from its bytes.
     ///
     /// `templates` is where the endpoint's parsed template is kept (tests that build thousands of

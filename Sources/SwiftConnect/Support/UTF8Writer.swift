@@ -52,7 +52,7 @@ struct UTF8Writer {
     /// The string `body` writes (as UTF-8; invalid sequences are repaired, as by
     /// `String(decoding:as:)`).
     ///
-    /// - Throws: What `body` throws (on its first run, if at all).
+    /// - Throws: What `body` throws (on its first run, if at all; else on its second).
     static func string<Failure: Error>(_ body: (inout UTF8Writer) throws(Failure) -> Void) throws(Failure) -> String {
         // The first run's outcome is returned, not stored into variables the closure captures:
         // captured variables would cost an allocation of their own.

@@ -144,21 +144,24 @@ struct URLBuildingDifferentialTests {
         }
     }
 
-    /// URLs longer than the writer's stack buffer take its second pass; they must come out the same.
-    @Test func urlsLongerThanTheStackBufferBuildTheReferenceURL() throws {
-        for length in [1_000, 1_020, 1_024, 1_030, 5_000] {
-            let value = String(repeating: "é", count: length / 6)
-            let items = [(name: "q", value: Optional(String(repeating: "a b", count: length / 3)))]
-            var parameters = RequestParameters()
-            try parameters.setPathValue(value, forKey: "id")
-            parameters.appendQueryItem(name: "q", value: items[0].value)
-            let built = try RequestBuilder.makeURL(
-                baseURL: try #require(URL(string: "https://h.test/v1")), endpoint: "/items/{id}", parameters: parameters
-            )
-            let expected = Self.referenceURL(
-                base: "https://h.test/v1", endpoint: "/items/{id}", values: ["id": value], items: items)
-            #expect(built.absoluteString == expected)
-            #expect(built.absoluteString.utf8.count > length)
-        }
+    /// URLs of exactly the writer's stack buffer size and one byte either side (the last with
+    /// a two-byte character across the boundary), and a long one: beyond the buffer the writer
+    /// takes its second pass, and the URL must come out the same.
+    @Test(arguments: [UTF8Writer.stackCapacity - 1, UTF8Writer.stackCapacity, UTF8Writer.stackCapacity + 1, 5_000])
+    func urlsAroundTheStackBufferSizeBuildTheReferenceURL(length: Int) throws {
+        let base = "https://h.test/v1"
+        let endpoint = "/items/{id}"
+        // "https://h.test/v1/items/" is 24 bytes; "é" encodes to 6 and "a" to 1.
+        let overhead = 24
+        let accents = (length - overhead) / 6 - 1
+        let value =
+            String(repeating: "é", count: accents) + String(repeating: "a", count: length - overhead - accents * 6)
+        var parameters = RequestParameters()
+        try parameters.setPathValue(value, forKey: "id")
+        let built = try RequestBuilder.makeURL(
+            baseURL: try #require(URL(string: base)), endpoint: endpoint, parameters: parameters)
+        let expected = Self.referenceURL(base: base, endpoint: endpoint, values: ["id": value], items: [])
+        #expect(built.absoluteString == expected)
+        #expect(built.absoluteString.utf8.count == length)
     }
 }

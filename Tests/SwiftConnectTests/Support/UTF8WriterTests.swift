@@ -84,4 +84,18 @@ struct UTF8WriterTests {
         }
         #expect(string == String(decoding: bytes, as: UTF8.self))
     }
+
+    /// A body that writes a different number of bytes on its second run stops at a precondition:
+    /// it must never write past the string's storage or return a string it did not count.
+    @Test(arguments: [1, -1, 100_000])
+    func aSecondRunThatWritesADifferentLengthStops(difference: Int) async {
+        await #expect(processExitsWith: .failure) { [difference] in
+            var runs = 0
+            _ = UTF8Writer.string { output in
+                runs += 1
+                let count = UTF8Writer.stackCapacity + 100 + (runs == 1 ? 0 : difference)
+                output.append(String(repeating: "x", count: count))
+            }
+        }
+    }
 }
