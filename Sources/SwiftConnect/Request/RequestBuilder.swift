@@ -116,8 +116,8 @@ enum RequestBuilder {
     ///
     /// The URL string is written in one pass (``UTF8Writer``; two for a URL longer than
     /// ``UTF8Writer/stackCapacity`` bytes): no intermediate strings for the path, the query parts
-    /// or their joins. The template's literals are encoded already; the base
-    /// URL is copied from its bytes.
+    /// or their joins. The template's literals are encoded already; the base URL is copied from
+    /// its bytes.
     ///
     /// `templates` is where the endpoint's parsed template is kept (tests that build thousands of
     /// endpoints pass their own, so as not to flush the shared cache under other tests).

@@ -9,7 +9,7 @@
 /// not change in between); a second run that wrote a different number of bytes stops at a
 /// precondition rather than overrun the storage or return a wrong string.
 struct UTF8Writer {
-    /// The bytes a string may have to be built in one pass.
+    /// The size of the stack buffer, in bytes: the longest string built in one pass.
     static let stackCapacity = 1024
 
     /// The number of bytes appended so far.
