@@ -184,7 +184,7 @@ struct MultipartFormData: Sendable {
     static func isValidBoundary(_ boundary: String) -> Bool {
         let bytes = Array(boundary.utf8)
         guard (1...70).contains(bytes.count), bytes.last != UInt8(ascii: " ") else { return false }
-        return bytes.allSatisfy { ASCII.isAlphanumeric($0) || "'()+_,-./:=? ".utf8.contains($0) }
+        return bytes.allSatisfy(ASCIISet.boundary.contains)
     }
 
     /// A field name (a part's key) must be non-empty and free of NUL.

@@ -14,6 +14,7 @@ struct ASCIISetTests {
         ("pathLiteral", ASCIISet.pathLiteral, unreserved + subDelimiters + ":@/"),
         ("queryLiteral", ASCIISet.queryLiteral, unreserved + subDelimiters + ":@/?"),
         ("token", ASCIISet.token, alphanumerics + "!#$%&'*+-.^_`|~"),
+        ("boundary", ASCIISet.boundary, alphanumerics + "'()+_,-./:=? "),
     ])
     func everyByteIsInTheSetExactlyWhenItsDefinitionHasIt(name: String, set: ASCIISet, members: String) {
         let expected = Set(members.utf8)

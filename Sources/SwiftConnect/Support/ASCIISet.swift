@@ -1,20 +1,6 @@
-/// Byte classes shared by the encoders and validators.
-enum ASCII {
-    /// `A-Z`, `a-z`, `0-9`.
-    @inline(__always)
-    static func isAlphanumeric(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        default:
-            return false
-        }
-    }
-}
-
 /// A set of ASCII bytes as a 128-bit mask: a membership test is a shift and a mask, not a chain of
 /// comparisons (building a request tests every byte of its URL). Bytes from 128 up are never in it.
+/// The byte classes the encoders and validators share.
 ///
 /// The sets are written as constants so that they need no lazy initialisation on Linux; the tests
 /// check each against its definition, byte by byte.
@@ -44,4 +30,8 @@ struct ASCIISet: Sendable {
     /// RFC 9110 tchar, the bytes of a token (a method or a header name): ALPHA / DIGIT and
     /// ``!#$%&'*+-.^_`|~``.
     static let token = ASCIISet(low: 0x03FF_6CFA_0000_0000, high: 0x57FF_FFFF_C7FF_FFFE)
+
+    /// RFC 2046 bchars, the characters of a multipart boundary: ALPHA / DIGIT and
+    /// `'()+_,-./:=?` and space.
+    static let boundary = ASCIISet(low: 0xA7FF_FB81_0000_0000, high: 0x07FF_FFFE_87FF_FFFE)
 }
