@@ -141,13 +141,20 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    private struct Record {
+    /// One task's state. A class, so that each delegate call updates it in place, under the lock
+    /// of ``tasks``, instead of copying a struct out of the dictionary and back.
+    private final class Record {
         let completion: Completion
         /// The body streams of an upload.
         let upload: UploadStreams?
         var response: HTTPURLResponse?
         var data = Data()
         var challengeCancelled = false
+
+        init(completion: Completion, upload: UploadStreams?) {
+            self.completion = completion
+            self.upload = upload
+        }
     }
 
     private let tasks = LockedBox([Int: Record]())
@@ -180,17 +187,18 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
-        tasks.withLock { $0[dataTask.taskIdentifier]?.response = response as? HTTPURLResponse }
+        let response = response as? HTTPURLResponse
+        tasks.withLock { tasks in tasks[dataTask.taskIdentifier].map { $0.response = response } }
         completionHandler(.allow)
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         tasks.withLock { tasks in
-            guard let index = tasks.index(forKey: dataTask.taskIdentifier) else { return }
-            if tasks.values[index].data.isEmpty {
-                tasks.values[index].data = data  // the usual single chunk: no copy
+            guard let record = tasks[dataTask.taskIdentifier] else { return }
+            if record.data.isEmpty {
+                record.data = data  // the usual single chunk: no copy
             } else {
-                tasks.values[index].data.append(data)
+                record.data.append(data)
             }
         }
     }
@@ -214,7 +222,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         #if canImport(FoundationNetworking)
             // Linux: `.rejectProtectionSpace` and `.performDefaultHandling` hang or lose the response;
             // cancel the challenge and return the buffered 401 when the task completes.
-            tasks.withLock { $0[task.taskIdentifier]?.challengeCancelled = true }
+            tasks.withLock { tasks in tasks[task.taskIdentifier].map { $0.challengeCancelled = true } }
             SessionDelegate.answer { completionHandler(.cancelAuthenticationChallenge, nil) }
         #else
             completionHandler(.rejectProtectionSpace, nil)
