@@ -43,7 +43,7 @@ public final class Connect: Sendable {
     ///
     /// - Parameters:
     ///   - middleware: Adapts and retries requests; the default passes them through.
-    ///   - errorHandler: Turns error responses into errors; the default reads `msg`, `message`,
+    ///   - errorHandler: Turns error responses into errors; the default reads `msg`, `message`, `messge`,
     ///     `error` or `err` from JSON bodies.
     ///   - configuration: Session, callback queue, JSON coders, default headers, logger.
     ///   - transport: What sends requests; `nil` (the default) makes a ``URLSessionTransport`` from

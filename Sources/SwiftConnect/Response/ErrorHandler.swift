@@ -50,14 +50,15 @@ extension ErrorHandlerProtocol {
 }
 
 /// The default error handler: reads the server's message from the first of `msg`, `message`,
-/// `error` and `err` and fails with ``ConnectError/unacceptableStatus(_:message:)``, which carries
-/// the status code, the headers and the body too.
+/// `messge`, `error` and `err` and fails with ``ConnectError/unacceptableStatus(_:message:)``, which
+/// carries the status code, the headers and the body too. (`messge` is the spelling the original
+/// SwiftConnect documented; both spellings are read.)
 public struct ErrorHandler: ErrorHandlerProtocol {
     /// The keys looked up for the server's message, in order.
     public let messageKeys: [String]
 
     /// Creates a handler that reads the message from `messageKeys`, in order.
-    public init(messageKeys: [String] = ["msg", "message", "error", "err"]) {
+    public init(messageKeys: [String] = ["msg", "message", "messge", "error", "err"]) {
         self.messageKeys = messageKeys
     }
 

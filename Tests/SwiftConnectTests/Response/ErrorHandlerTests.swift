@@ -27,10 +27,11 @@ struct DefaultErrorHandlerTests {
     let handler = ErrorHandler()
 
     @Test(
-        "the message is read from msg, message, error, err in that priority",
+        "the message is read from msg, message, messge, error, err in that priority",
         arguments: [
             (#"{"msg":"from msg","message":"from message","error":"from error","err":"from err"}"#, "from msg"),
-            (#"{"message":"from message","error":"from error","err":"from err"}"#, "from message"),
+            (#"{"message":"from message","messge":"from messge","error":"from error"}"#, "from message"),
+            (#"{"messge":"from messge","error":"from error","err":"from err"}"#, "from messge"),
             (#"{"error":"from error","err":"from err"}"#, "from error"),
             (#"{"err":"from err","detail":"ignored"}"#, "from err"),
             (#"{"err":"from err","msg":"from msg"}"#, "from msg"),
