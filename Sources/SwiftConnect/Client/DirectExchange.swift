@@ -99,7 +99,8 @@ final class DirectExchange: Sendable {
                 let asking = Task {
                     switch await decide(redirect) {
                     case .follow: self.follow(redirect.proposedRequest, hops: hops)
-                    case .followWith(let next): self.follow(next, hops: hops)
+                    case .followWith(let chosen):
+                        self.follow(RedirectSafety.request(chosen: chosen, for: redirect), hops: hops)
                     case .stop: self.promise.complete(with: self.pipeline.validated(response, decision: .proceed))
                     }
                 }

@@ -137,7 +137,7 @@ struct Pipeline: Sendable {
             case .ask(let redirect, let decide):
                 switch await decide(redirect) {
                 case .follow: next = redirect.proposedRequest
-                case .followWith(let request): next = request
+                case .followWith(let request): next = RedirectSafety.request(chosen: request, for: redirect)
                 case .stop: return response
                 }
             }

@@ -61,7 +61,9 @@ public struct Redirect: Sendable {
 public enum RedirectDecision: Sendable {
     /// Send the proposed request.
     case follow
-    /// Send this request instead.
+    /// Send this request instead, as it is — except that credential headers (`Authorization`,
+    /// `Cookie`, `Proxy-Authorization`, API keys, …) are removed when it goes to another origin
+    /// than the request the redirect answered.
     case followWith(URLRequest)
     /// Don't follow; the redirect response is the result.
     case stop

@@ -50,6 +50,13 @@ enum RedirectSafety {
         return removingCredentials(from: request, unlessSentTo: previous.url)
     }
 
+    /// The request a policy's `.followWith` decision sends: `chosen` as the policy made it, but
+    /// without credential headers when it goes to another origin than the request `redirect`
+    /// answered — whichever headers the policy copied into it.
+    static func request(chosen: URLRequest, for redirect: Redirect) -> URLRequest {
+        removingCredentials(from: chosen, unlessSentTo: redirect.response.request.url)
+    }
+
     /// Removes credential headers from `request` unless it goes to the same origin as `origin`.
     static func removingCredentials(from request: URLRequest, unlessSentTo origin: URL?) -> URLRequest {
         guard !isSameOrigin(origin, request.url) else { return request }

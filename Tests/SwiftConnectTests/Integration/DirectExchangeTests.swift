@@ -15,6 +15,7 @@ struct DirectExchangeTests {
     struct Call: Connector {
         var baseURL: URL = HTTPBin.baseURL
         var endpoint: String
+        var headers: [HTTPHeader] = []
         var redirectPolicy: RedirectPolicy? = nil
         var middleware: ConnectorMiddleware = .inherited
     }
@@ -229,6 +230,24 @@ struct DirectExchangeTests {
         }
         let echo = try await connect.request(elsewhere).decoded(toType: Echo.self).value
         #expect(echo.url.hasSuffix("/anything/chosen"))
+    }
+
+    @Test func aFollowWithRequestToAnotherOriginLosesTheCredentialsItCopied() async throws {
+        let target = HTTPBin.otherOriginURL.appendingPathComponent("headers")
+        var call = Call(endpoint: "/redirect-to?url=/get&status_code=302")
+        call.headers = [.authorization(bearerToken: "secret-token"), HTTPHeader(name: "X-Trace", value: "kept")]
+        call.redirectPolicy = .decide { redirect in
+            // Starts from the redirected request, credentials and all, and sends it elsewhere.
+            var request = redirect.response.request
+            request.url = target
+            return .followWith(request)
+        }
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        // No middleware: the request runs as a DirectExchange.
+        let received = try await HTTPBin.connect().request(call).decoded(toType: Headers.self).value
+        #expect(received.headers["Host"]?.hasPrefix(HTTPBin.otherOriginURL.host!) == true)
+        #expect(received.headers["Authorization"] == nil)
+        #expect(received.headers["X-Trace"] == "kept")
     }
 
     /// Collects debug output.

@@ -190,6 +190,47 @@ struct RedirectPolicyTests {
         #expect(transport.requests.last?.value(forHTTPHeaderField: "X-Chosen") == "chosen")
     }
 
+    /// Credential headers a `.followWith` request copies from the redirected request, and the same
+    /// request sent to `target`.
+    private func followingWith(to target: String) async throws -> URLRequest {
+        let transport = RecordingTransport { request in
+            request.url?.path == "/start" ? Middleware.redirect("/next") : Fixtures.json("{}")
+        }
+        let policy = RedirectPolicy.decide { redirect in
+            // The easy mistake: start from the redirected request, credentials and all.
+            var request = redirect.response.request
+            request.url = URL(string: target)
+            return .followWith(request)
+        }
+        let call = Middleware.Call(
+            endpoint: "/start",
+            headers: [
+                .authorization(bearerToken: "secret"), HTTPHeader(name: "Cookie", value: "session=1"),
+                HTTPHeader(name: "Proxy-Authorization", value: "Basic cHJveHk="),
+                HTTPHeader(name: "X-API-Key", value: "key"), HTTPHeader(name: "X-Trace", value: "kept"),
+            ])
+        _ = try await configured(transport, policy).request(call).value
+        #expect(transport.requests.count == 2)
+        return try #require(transport.requests.last)
+    }
+
+    @Test func decideFollowWithToAnotherOriginLosesTheCredentialsItCopied() async throws {
+        let next = try await followingWith(to: "http://elsewhere.test/next")
+        #expect(next.url?.host == "elsewhere.test")
+        for name in ["Authorization", "Cookie", "Proxy-Authorization", "X-API-Key"] {
+            #expect(next.value(forHTTPHeaderField: name) == nil, "\(name) went to another origin")
+        }
+        #expect(next.value(forHTTPHeaderField: "X-Trace") == "kept")
+    }
+
+    @Test func decideFollowWithToTheSameOriginKeepsTheCredentials() async throws {
+        let next = try await followingWith(to: "http://api.test/other")  // the calls' own origin
+        #expect(next.url?.path == "/other")
+        #expect(next.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        #expect(next.value(forHTTPHeaderField: "Cookie") == "session=1")
+        #expect(next.value(forHTTPHeaderField: "X-API-Key") == "key")
+    }
+
     @Test func decideRespectsItsMaximumHops() async throws {
         let transport = hops()
         let asked = Fixtures.Counter()
