@@ -72,13 +72,15 @@ enum DebugDescription {
         }.joined(separator: "&")
     }
 
-    /// Form bodies get secret-looking fields redacted; JSON bodies get secret-looking keys redacted.
+    /// Form bodies get secret-looking fields redacted. Any other body that is a JSON object or
+    /// array gets secret-looking keys redacted whatever its declared type — `application/json`,
+    /// `+json` types such as `application/merge-patch+json`, or none — as response bodies do.
     static func redactedBody(_ text: String, contentType: String?) -> String {
         let type = contentType?.lowercased() ?? ""
         if type.hasPrefix("application/x-www-form-urlencoded") {
             return redactedFields(text)
         }
-        if type.hasPrefix("application/json"), let data = text.data(using: .utf8),
+        if let data = text.data(using: .utf8),
             let object = try? JSONSerialization.jsonObject(with: data),
             let cleaned = try? JSONSerialization.data(
                 withJSONObject: redactJSON(object), options: [.sortedKeys, .withoutEscapingSlashes]),

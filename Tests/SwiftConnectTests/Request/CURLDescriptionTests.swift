@@ -126,6 +126,20 @@ struct CURLDescriptionTests {
         #expect(text.contains(#"\"password\":\"<redacted>\""#))
     }
 
+    @Test(
+        "secret JSON keys are redacted whatever the body's declared type",
+        arguments: ["application/merge-patch+json", "application/vnd.api+json; charset=utf-8", "text/plain", nil])
+    func secretJSONKeysAreRedactedWhateverTheContentType(contentType: String?) throws {
+        let body = Data(#"{"user":"alice","password":"hunter2","items":[{"apiKey":"key-456"}]}"#.utf8)
+        let patch = try request(
+            "https://h.test/me", method: "PATCH", headers: contentType.map { ["Content-Type": $0] } ?? [:], body: body)
+        let text = DebugDescription.curl(patch)
+        #expect(!text.contains("hunter2"))
+        #expect(!text.contains("key-456"))
+        #expect(text.contains(#"\"password\":\"<redacted>\""#))
+        #expect(text.contains(#"\"user\":\"alice\""#))
+    }
+
     @Test func tokenLikeFormFieldsAreRedacted() throws {
         let body = Data("username=bob&password=hunter2&api%5Fkey=key-456&note=a%26b".utf8)
         let post = try request(
