@@ -38,6 +38,8 @@ enum BodyDecoder {
                 type, keyPath: keyPath, reason: "no value at the key path: \(location)", underlying: nil,
                 response: response)
         case .null:
+            // An optional type decodes `null` as `nil`, as JSONDecoder does.
+            if let optional = T.self as? any NullDecodable.Type, let none = optional.decodedNull as? T { return none }
             throw failure(
                 type, keyPath: keyPath, reason: "the value at the key path is null", underlying: nil, response: response
             )
@@ -201,4 +203,13 @@ private struct KeyPathBox<T: Decodable>: Decodable {
         let trailing = String(key.reversed().prefix { $0 == "_" })
         return leading + first.lowercased() + parts.dropFirst().map { $0.capitalized }.joined() + trailing
     }
+}
+
+/// Optional types: what `null` decodes to when one is asked for.
+private protocol NullDecodable {
+    static var decodedNull: Self { get }
+}
+
+extension Optional: NullDecodable {
+    static var decodedNull: Self { nil }
 }

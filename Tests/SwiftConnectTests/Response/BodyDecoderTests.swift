@@ -62,6 +62,25 @@ struct DecodedTests {
         #expect(failure.reason == "the value at the key path is null", "reason: \(failure.reason)")
     }
 
+    @Test func nullDecodesAsNilForAnOptionalType() async throws {
+        let whole = try await connect(body: " null").request(TestConnector()).decoded(toType: Int?.self).value
+        #expect(whole == nil)
+        let body = #"{"data":{"count":null,"todo":null,"n":3}}"#
+        let count = try await connect(body: body)
+            .request(TestConnector()).decoded(toType: Int?.self, keyPath: "data.count").value
+        #expect(count == nil)
+        let todo = try await connect(body: body)
+            .request(TestConnector()).decoded(toType: Todo?.self, keyPath: "data.todo").value
+        #expect(todo == nil)
+        let n = try await connect(body: body).request(TestConnector()).decoded(toType: Int?.self, keyPath: "data.n")
+            .value
+        #expect(n == 3)
+        // Optional or not, a key path that leads nowhere is still an error (decodedIfPresent gives nil).
+        let missing = await connect(body: body)
+            .request(TestConnector()).decoded(toType: Int?.self, keyPath: "data.absent").asyncResult
+        #expect(decodingFailure(Fixtures.error(of: missing)) != nil)
+    }
+
     @Test func nestedKeyPathDecodesTheValueThere() async throws {
         let body = #"{"data":{"item":{"id":2,"title":"Nested"},"other":{"id":"not a todo"}},"meta":{}}"#
         let todo = try await connect(body: body)
