@@ -69,7 +69,8 @@ public struct StubTransport: Transport {
         /// The body.
         public var body: Data
 
-        /// Creates a reply; a JSON content type is assumed when `headers` has none.
+        /// Creates a reply with exactly these headers: none are added (``json(_:statusCode:headers:)``
+        /// adds a JSON `Content-Type`).
         public init(statusCode: Int = 200, headers: [String: String] = [:], body: Data = Data()) {
             self.statusCode = statusCode
             self.headers = headers
