@@ -19,6 +19,9 @@ public final class Promise<Value: Sendable>: Sendable {
     ///
     /// - Parameter callbackQueue: Where the future's observers run. `nil` (the default) runs them
     ///   on the thread that completes the promise, or, once completed, on the thread that observes.
+    ///   Observers keep their registration order on a serial queue, and with `nil` when they are
+    ///   registered before completion; one registered later from another thread (or on a concurrent
+    ///   queue) runs at once and may overlap earlier observers still running.
     @inlinable
     public init(callbackQueue: DispatchQueue? = nil) {
         future = Future(callbackQueue: callbackQueue)
