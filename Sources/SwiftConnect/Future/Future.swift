@@ -218,13 +218,22 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         return true
     }
 
-    /// Marks the future completed and returns its observers as work, without running them.
-    /// Returns `nil` if it had already completed.
+    /// Marks the future completed and returns its observers as work, without running them (those
+    /// bound for a queue are sent to it). Returns `nil` if it had already completed.
     @inlinable
     func takeWork(completingWith result: Result<Value, any Error>) -> WorkList? {
         takeWorkAndCancelTarget(completingWith: result)?.work
     }
 
+    /// Marks the future completed; returns the observers bound for no queue, as work, and what
+    /// the future was waiting on. Returns `nil` if it had already completed.
+    ///
+    /// As in ``complete(with:)``, observers bound for a queue are handed to it in the locked step
+    /// that marks the future completed, and only the rest is returned: handed over later, by the
+    /// caller's drain loop, they could reach their queue after an observer that another thread
+    /// registered in between and that went straight to the queue, the future being completed.
+    /// Those bound for the queue this thread is draining a list in stay in the work, to run in
+    /// this same block: one registered meanwhile is queued behind the block.
     @inlinable
     func takeWorkAndCancelTarget(completingWith result: Result<Value, any Error>)
         -> (work: WorkList, cancelTarget: CancelTarget?)?
@@ -232,7 +241,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         withState { state in
             guard case .pending(let observers, let onCancel) = state else { return nil }
             state = .completed(result)
-            return (observers, onCancel)
+            return (observers.sendingQueuedItemsNotForThisDrain(), onCancel)
         }
     }
 

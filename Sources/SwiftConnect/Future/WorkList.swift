@@ -1,5 +1,13 @@
 import Dispatch
 
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
 /// Work made runnable by completing futures: observers to call, each on its queue.
 ///
 /// Completing a future never calls its observers from inside the completion; it hands back a
@@ -105,14 +113,19 @@ struct WorkList: Sendable {
 
     /// Sends the items bound for a queue to their queues, in order (consecutive ones together),
     /// and returns the items bound for no queue, for the caller to run.
+    ///
+    /// Items bound for `kept` stay in the returned list: the caller is draining a list in a block
+    /// of that queue, and runs them there.
     @usableFromInline
-    func sendingQueuedItems() -> WorkList {
+    func sendingQueuedItems(keeping kept: DispatchQueue? = nil) -> WorkList {
+        // The common case, a list with no queued item, is returned as it is (no new array).
+        guard hasQueuedItem else { return self }
         var unqueued = WorkList()
         var batch = WorkList()
         var batchQueue: DispatchQueue? = nil
         for index in 0..<count {
             let item = self[index]
-            guard let queue = item.queue else {
+            guard let queue = item.queue, queue !== kept else {
                 unqueued.append(item)
                 continue
             }
@@ -125,6 +138,23 @@ struct WorkList: Sendable {
         }
         batch.send(to: batchQueue)
         return unqueued
+    }
+
+    /// ``sendingQueuedItems(keeping:)``, keeping the items bound for the queue this thread is
+    /// draining a list in (see ``drain(on:)``), if any.
+    @usableFromInline
+    func sendingQueuedItemsNotForThisDrain() -> WorkList {
+        guard hasQueuedItem else { return self }
+        return sendingQueuedItems(keeping: DrainingQueue.current)
+    }
+
+    /// Whether an item is bound for a queue.
+    private var hasQueuedItem: Bool {
+        switch items {
+        case .none: false
+        case .one(let item): item.queue != nil
+        case .many(let all): all.contains { $0.queue != nil }
+        }
     }
 
     /// Drains the list on `queue`, asynchronously; does nothing if the list is empty or `queue` nil.
@@ -140,6 +170,8 @@ struct WorkList: Sendable {
     ///   bound for another queue are sent there (consecutive ones together) and drained there.
     @usableFromInline
     func drain(on current: DispatchQueue? = nil) {
+        let outer = DrainingQueue.enter(current)
+        defer { DrainingQueue.leave(restoring: outer) }
         var list = self
         var index = 0
         // Lists interrupted by the work one of their items produced; empty for a plain chain.
@@ -169,5 +201,40 @@ struct WorkList: Sendable {
                 hop.send(to: target)
             }
         }
+    }
+}
+
+/// The queue whose block the current thread is draining a ``WorkList`` in, if any: a thread-specific
+/// value that ``WorkList/drain(on:)`` sets for the length of the drain.
+///
+/// A future completed during such a drain keeps its observers bound for that queue in the work
+/// it returns, to run in the same block, and sends those bound for other queues at once (see
+/// ``Future/takeWorkAndCancelTarget(completingWith:)``).
+enum DrainingQueue {
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// The queue being drained on this thread, or `nil`.
+    static var current: DispatchQueue? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        // Unretained: set only while a drain of that queue runs on this thread, and that drain's
+        // block holds the queue.
+        return Unmanaged<DispatchQueue>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    /// Marks this thread as draining `queue` (or nothing); returns the mark it replaces.
+    static func enter(_ queue: DispatchQueue?) -> UnsafeMutableRawPointer? {
+        let outer = pthread_getspecific(key)
+        let mark = queue.map { Unmanaged.passUnretained($0).toOpaque() }
+        if mark != outer { pthread_setspecific(key, mark) }
+        return outer
+    }
+
+    /// Restores the mark ``enter(_:)`` replaced.
+    static func leave(restoring outer: UnsafeMutableRawPointer?) {
+        if pthread_getspecific(key) != outer { pthread_setspecific(key, outer) }
     }
 }

@@ -221,4 +221,44 @@ struct FutureStressTests {
             if Self.budgetSpent(since: start) { return }
         }
     }
+
+    /// Observers of a derived future (here `decoded(toType:)`'s) on a serial queue keep their registration
+    /// order while another thread completes the chain: one registered just after the derived
+    /// future completes must not reach the queue before the earlier ones, which the completing
+    /// thread is still handing over.
+    @Test(.timeLimit(.minutes(1)))
+    func observersRegisteredWhileADerivedFutureCompletesKeepTheirOrder() async {
+        let queue = DispatchQueue(label: "stress.observers")
+        let perFuture = 8
+        let start = DispatchTime.now().uptimeNanoseconds
+        for round in 0..<Self.cancelRounds {
+            let count = 5_000
+            let promises = (0..<count).map { _ in Promise<Data>(callbackQueue: queue) }
+            // `decoded(toType:)` is one of the library's own steps, which run on the completing
+            // thread, not on the queue: its future completes there, off the observers' queue.
+            let derived = promises.map { $0.future.decoded(toType: Int.self) }
+            let records = (0..<count).map { _ in Recorder<Int>() }
+            await Self.race(count, racers: 2) { index, racer in
+                if racer == 0 {
+                    promises[index].succeed(Data("\(index)".utf8))
+                } else {
+                    for order in 0..<perFuture {
+                        derived[index].observe { _ in records[index].append(order) }
+                    }
+                }
+            }
+            queue.sync {}  // every observer has been handed to the queue; let them all run
+            let wrong = records.indices.filter { records[$0].values != Array(0..<perFuture) }
+            guard wrong.isEmpty else {
+                Issue.record(
+                    """
+                    round \(round): \(wrong.count) of \(count) futures ran their observers out of order, \
+                    e.g. \(wrong.first.map { records[$0].values } ?? [])
+                    """
+                )
+                return
+            }
+            if Self.budgetSpent(since: start) { return }
+        }
+    }
 }
