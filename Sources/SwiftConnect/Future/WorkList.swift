@@ -170,8 +170,10 @@ struct WorkList: Sendable {
     ///   bound for another queue are sent there (consecutive ones together) and drained there.
     @usableFromInline
     func drain(on current: DispatchQueue? = nil) {
-        let outer = DrainingQueue.enter(current)
-        defer { DrainingQueue.leave(restoring: outer) }
+        // Most drains have nothing to run: registering on a pending future drains an empty list.
+        guard !isEmpty else { return }
+        let replaced = DrainingQueue.enter(current)
+        defer { DrainingQueue.leave(restoring: replaced) }
         var list = self
         var index = 0
         // Lists interrupted by the work one of their items produced; empty for a plain chain.
@@ -225,16 +227,18 @@ enum DrainingQueue {
         return Unmanaged<DispatchQueue>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    /// Marks this thread as draining `queue` (or nothing); returns the mark it replaces.
-    static func enter(_ queue: DispatchQueue?) -> UnsafeMutableRawPointer? {
+    /// Marks this thread as draining `queue` (or nothing). Returns the mark it replaced, for
+    /// ``leave(restoring:)``, or `.none` if the thread was marked so already.
+    static func enter(_ queue: DispatchQueue?) -> UnsafeMutableRawPointer?? {
         let outer = pthread_getspecific(key)
         let mark = queue.map { Unmanaged.passUnretained($0).toOpaque() }
-        if mark != outer { pthread_setspecific(key, mark) }
-        return outer
+        guard mark != outer else { return .none }
+        pthread_setspecific(key, mark)
+        return .some(outer)
     }
 
-    /// Restores the mark ``enter(_:)`` replaced.
-    static func leave(restoring outer: UnsafeMutableRawPointer?) {
-        if pthread_getspecific(key) != outer { pthread_setspecific(key, outer) }
+    /// Puts back the mark ``enter(_:)`` replaced, if it replaced one.
+    static func leave(restoring replaced: UnsafeMutableRawPointer??) {
+        if case .some(let outer) = replaced { pthread_setspecific(key, outer) }
     }
 }
