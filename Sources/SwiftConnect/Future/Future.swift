@@ -218,30 +218,21 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         return true
     }
 
-    /// Marks the future completed and returns its observers as work, without running them (those
-    /// bound for a queue are sent to it). Returns `nil` if it had already completed.
-    @inlinable
-    func takeWork(completingWith result: Result<Value, any Error>) -> WorkList? {
-        takeWorkAndCancelTarget(completingWith: result)?.work
-    }
-
-    /// Marks the future completed; returns the observers bound for no queue, as work, and what
-    /// the future was waiting on. Returns `nil` if it had already completed.
+    /// Marks the future completed and returns its observers as work for the caller's drain loop,
+    /// without running them. Returns `nil` if it had already completed.
     ///
     /// As in ``complete(with:)``, observers bound for a queue are handed to it in the locked step
-    /// that marks the future completed, and only the rest is returned: handed over later, by the
-    /// caller's drain loop, they could reach their queue after an observer that another thread
-    /// registered in between and that went straight to the queue, the future being completed.
-    /// Those bound for the queue this thread is draining a list in stay in the work, to run in
-    /// this same block: one registered meanwhile is queued behind the block.
+    /// that marks the future completed: handed over later, by the caller's drain loop, they could
+    /// reach their queue after an observer that another thread registered in between and that
+    /// went straight to the queue, the future being completed. Those bound for the queue this
+    /// thread is draining a list in stay in the work instead, to run in this same block: one
+    /// registered meanwhile is queued behind the block.
     @inlinable
-    func takeWorkAndCancelTarget(completingWith result: Result<Value, any Error>)
-        -> (work: WorkList, cancelTarget: CancelTarget?)?
-    {
+    func takeWork(completingWith result: Result<Value, any Error>) -> WorkList? {
         withState { state in
-            guard case .pending(let observers, let onCancel) = state else { return nil }
+            guard case .pending(let observers, _) = state else { return nil }
             state = .completed(result)
-            return (observers.sendingQueuedItemsNotForThisDrain(), onCancel)
+            return observers.sendingQueuedItemsNotForThisDrain()
         }
     }
 
@@ -278,15 +269,22 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 extension Future: CancellableFuture {
     @usableFromInline
     func cancelStep() -> (WorkList, CancelTarget?)? {
-        takeWorkAndCancelTarget(completingWith: .failure(ConnectError.cancelled))
+        withState { state in
+            guard case .pending(let observers, let onCancel) = state else { return nil }
+            state = .completed(.failure(ConnectError.cancelled))
+            // Every observer bound for a queue goes to it in this locked step, as in `takeWork`;
+            // none is kept for the queue being drained, as the walk's own drain runs on no queue.
+            return (observers.sendingQueuedItems(), onCancel)
+        }
     }
 }
 
 /// A future, seen only as something that can be cancelled.
 @usableFromInline
 protocol CancellableFuture: AnyObject, Sendable {
-    /// Completes the future as cancelled if it is pending; returns its observers' work and what
-    /// it was waiting on, to be cancelled next. `nil` if it had completed.
+    /// Completes the future as cancelled if it is pending, sending its observers bound for a queue
+    /// there; returns its other observers' work and what it was waiting on, to be cancelled next.
+    /// `nil` if it had completed.
     func cancelStep() -> (WorkList, CancelTarget?)?
 }
 
@@ -299,7 +297,8 @@ enum CancelTarget: Sendable {
     case action(@Sendable () -> Void)
 
     /// Cancels the target and, in a loop rather than by recursion, whatever it waits on in turn:
-    /// cancelling the tail of a long chain walks up to its head. Observers run after the walk.
+    /// cancelling the tail of a long chain walks up to its head. Observers bound for a queue are
+    /// sent to it as each future is cancelled; the others run after the walk.
     @usableFromInline
     func cancel() {
         var work = WorkList()

@@ -211,7 +211,7 @@ struct WorkList: Sendable {
 ///
 /// A future completed during such a drain keeps its observers bound for that queue in the work
 /// it returns, to run in the same block, and sends those bound for other queues at once (see
-/// ``Future/takeWorkAndCancelTarget(completingWith:)``).
+/// ``Future/takeWork(completingWith:)``).
 enum DrainingQueue {
     private static let key: pthread_key_t = {
         var key = pthread_key_t()

@@ -261,4 +261,46 @@ struct FutureStressTests {
             if Self.budgetSpent(since: start) { return }
         }
     }
+
+    /// The same for a future cancelled from a block on its own serial queue (an observer of
+    /// another future there cancels it) while another thread registers observers on it.
+    @Test(.timeLimit(.minutes(1)))
+    func observersRegisteredWhileAFutureIsCancelledFromItsQueueKeepTheirOrder() async {
+        let perFuture = 8
+        let start = DispatchTime.now().uptimeNanoseconds
+        for round in 0..<Self.cancelRounds {
+            let count = 3_000
+            let queues = (0..<count).map { DispatchQueue(label: "stress.cancel-order.\($0)") }
+            let promises = (0..<count).map { Promise<Int>(callbackQueue: queues[$0]) }
+            let triggers = (0..<count).map { Promise<Int>(callbackQueue: queues[$0]) }
+            let records = (0..<count).map { _ in Recorder<Int>() }
+            for index in 0..<count {
+                let future = promises[index].future
+                triggers[index].future.observe { _ in future.cancel() }
+            }
+            await Self.race(count, racers: 2) { index, racer in
+                if racer == 0 {
+                    triggers[index].succeed(0)
+                } else {
+                    for order in 0..<perFuture {
+                        promises[index].future.observe { _ in records[index].append(order) }
+                    }
+                }
+            }
+            // Twice: the trigger's block sends the cancelled future's observers to the queue.
+            for queue in queues { queue.sync {} }
+            for queue in queues { queue.sync {} }
+            let wrong = records.indices.filter { records[$0].values != Array(0..<perFuture) }
+            guard wrong.isEmpty else {
+                Issue.record(
+                    """
+                    round \(round): \(wrong.count) of \(count) cancelled futures ran their observers out of \
+                    order, e.g. \(wrong.first.map { records[$0].values } ?? [])
+                    """
+                )
+                return
+            }
+            if Self.budgetSpent(since: start) { return }
+        }
+    }
 }
