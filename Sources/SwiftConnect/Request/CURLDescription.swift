@@ -72,14 +72,11 @@ enum DebugDescription {
         }.joined(separator: "&")
     }
 
-    /// Form bodies get secret-looking fields redacted. Any other body that is a JSON object or
-    /// array gets secret-looking keys redacted whatever its declared type — `application/json`,
-    /// `+json` types such as `application/merge-patch+json`, or none — as response bodies do.
+    /// A body that is a JSON object or array gets secret-looking keys redacted whatever its
+    /// declared type — `application/json`, `+json` types such as `application/merge-patch+json`,
+    /// a form type, or none — as response bodies do. Other form bodies get secret-looking fields
+    /// redacted.
     static func redactedBody(_ text: String, contentType: String?) -> String {
-        let type = contentType?.lowercased() ?? ""
-        if type.hasPrefix("application/x-www-form-urlencoded") {
-            return redactedFields(text)
-        }
         if let data = text.data(using: .utf8),
             let object = try? JSONSerialization.jsonObject(with: data),
             let cleaned = try? JSONSerialization.data(
@@ -87,6 +84,9 @@ enum DebugDescription {
             let cleanedText = String(data: cleaned, encoding: .utf8)
         {
             return cleanedText
+        }
+        if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
+            return redactedFields(text)
         }
         return text
     }

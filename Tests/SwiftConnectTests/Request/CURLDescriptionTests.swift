@@ -128,7 +128,10 @@ struct CURLDescriptionTests {
 
     @Test(
         "secret JSON keys are redacted whatever the body's declared type",
-        arguments: ["application/merge-patch+json", "application/vnd.api+json; charset=utf-8", "text/plain", nil])
+        arguments: [
+            "application/merge-patch+json", "application/vnd.api+json; charset=utf-8", "text/plain",
+            "application/x-www-form-urlencoded", nil,
+        ])
     func secretJSONKeysAreRedactedWhateverTheContentType(contentType: String?) throws {
         let body = Data(#"{"user":"alice","password":"hunter2","items":[{"apiKey":"key-456"}]}"#.utf8)
         let patch = try request(
