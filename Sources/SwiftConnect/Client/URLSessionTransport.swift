@@ -409,21 +409,16 @@ final class UploadStreams: Sendable {
 /// a queue of its own, from which URLSession may be called: ``isCurrent`` is always `false`.
 enum SessionQueue {
     #if canImport(FoundationNetworking)
-        /// Set while a delegate call runs; a thread-specific value, so nested calls see it too.
-        private static let key: pthread_key_t = {
-            var key = pthread_key_t()
-            pthread_key_create(&key, nil)
-            return key
-        }()
+        /// Set while a delegate call runs; per thread, so nested calls see it too.
+        private static let mark = ThreadMark()
 
         /// Whether the current thread is inside a delegate call of the transport.
-        static var isCurrent: Bool { pthread_getspecific(key) != nil }
+        static var isCurrent: Bool { mark.current != nil }
 
         /// Runs `body` marked as a delegate call.
         static func run(_ body: () -> Void) {
-            let outer = pthread_getspecific(key)
-            pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
-            defer { pthread_setspecific(key, outer) }
+            let replaced = mark.set(UnsafeMutableRawPointer(bitPattern: 1))
+            defer { mark.restore(replaced) }
             body()
         }
     #else

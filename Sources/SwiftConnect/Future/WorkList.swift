@@ -1,13 +1,5 @@
 import Dispatch
 
-#if canImport(Darwin)
-    import Darwin
-#elseif canImport(Glibc)
-    import Glibc
-#elseif canImport(Musl)
-    import Musl
-#endif
-
 /// Work made runnable by completing futures: observers to call, each on its queue.
 ///
 /// Completing a future never calls its observers from inside the completion; it hands back a
@@ -172,8 +164,8 @@ struct WorkList: Sendable {
     func drain(on current: DispatchQueue? = nil) {
         // Most drains have nothing to run: registering on a pending future drains an empty list.
         guard !isEmpty else { return }
-        let replaced = DrainingQueue.enter(current)
-        defer { DrainingQueue.leave(restoring: replaced) }
+        let replaced = DrainingQueue.mark.set(current.map { Unmanaged.passUnretained($0).toOpaque() })
+        defer { DrainingQueue.mark.restore(replaced) }
         var list = self
         var index = 0
         // Lists interrupted by the work one of their items produced; empty for a plain chain.
@@ -213,32 +205,12 @@ struct WorkList: Sendable {
 /// it returns, to run in the same block, and sends those bound for other queues at once (see
 /// ``Future/takeWork(completingWith:)``).
 enum DrainingQueue {
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
+    /// The queue, unretained: set only while a drain of that queue runs on this thread, and that
+    /// drain's block holds the queue.
+    static let mark = ThreadMark()
 
     /// The queue being drained on this thread, or `nil`.
     static var current: DispatchQueue? {
-        guard let pointer = pthread_getspecific(key) else { return nil }
-        // Unretained: set only while a drain of that queue runs on this thread, and that drain's
-        // block holds the queue.
-        return Unmanaged<DispatchQueue>.fromOpaque(pointer).takeUnretainedValue()
-    }
-
-    /// Marks this thread as draining `queue` (or nothing). Returns the mark it replaced, for
-    /// ``leave(restoring:)``, or `.none` if the thread was marked so already.
-    static func enter(_ queue: DispatchQueue?) -> UnsafeMutableRawPointer?? {
-        let outer = pthread_getspecific(key)
-        let mark = queue.map { Unmanaged.passUnretained($0).toOpaque() }
-        guard mark != outer else { return .none }
-        pthread_setspecific(key, mark)
-        return .some(outer)
-    }
-
-    /// Puts back the mark ``enter(_:)`` replaced, if it replaced one.
-    static func leave(restoring replaced: UnsafeMutableRawPointer??) {
-        if case .some(let outer) = replaced { pthread_setspecific(key, outer) }
+        mark.current.map { Unmanaged<DispatchQueue>.fromOpaque($0).takeUnretainedValue() }
     }
 }
