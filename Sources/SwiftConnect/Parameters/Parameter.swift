@@ -85,7 +85,7 @@ public struct CompositeParameters: ParametersRepresentable {
     public func apply(to parameters: inout RequestParameters) throws {
         switch storage {
         case .parameters(let list):
-            for parameter in list { try parameter.apply(to: &parameters) }
+            try parameters.adopt(list)
         case .representables(let list):
             for parameter in list { try parameter.apply(to: &parameters) }
         }

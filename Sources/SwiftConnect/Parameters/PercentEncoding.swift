@@ -101,21 +101,21 @@ enum PercentEncoding {
 
     /// Appends ``queryString(_:)`` of `items` to `output`.
     static func appendQueryString(_ items: [URLQueryItem], to output: inout UTF8Writer) {
-        // As the items are joined: an item that encodes to nothing at the start gets no `&`.
         let start = output.count
-        for item in items {
-            if output.count != start { output.append(UInt8(ascii: "&")) }
-            append(item.name, keeping: .unreserved, to: &output)
-            if let value = item.value {
-                output.append(UInt8(ascii: "="))
-                append(value, keeping: .unreserved, to: &output)
-            }
-        }
+        for item in items { appendQueryItem(name: item.name, value: item.value, to: &output, joinedAfter: start) }
     }
 
-    /// Whether ``queryString(_:)`` of `items` is empty: every item has an empty name and no value.
-    static func queryStringIsEmpty(_ items: [URLQueryItem]) -> Bool {
-        items.allSatisfy { $0.name.isEmpty && $0.value == nil }
+    /// Appends one item of a query string that started at `output`'s byte `start`: an `&` first
+    /// unless the string is still empty (so an item that encodes to nothing at the start gets no
+    /// `&`, as when the items are joined).
+    @inline(__always)
+    static func appendQueryItem(name: String, value: String?, to output: inout UTF8Writer, joinedAfter start: Int) {
+        if output.count != start { output.append(UInt8(ascii: "&")) }
+        append(name, keeping: .unreserved, to: &output)
+        if let value {
+            output.append(UInt8(ascii: "="))
+            append(value, keeping: .unreserved, to: &output)
+        }
     }
 
     /// An `application/x-www-form-urlencoded` body: as a query string, every reserved character

@@ -130,29 +130,23 @@ enum RequestBuilder {
         }
 
         let template = try templates.template(for: endpoint)
-        let pathValues = parameters.pathValues
-        for (key, value) in pathValues {
+        try parameters.forEachPathValue { key, value in
             guard template.slots.contains(key) else {
                 throw ConnectError.invalidRequest(.unusedPathParameter(key: key))
             }
             guard !value.isEmpty else { throw ConnectError.invalidRequest(.emptyPathValue(key: key)) }
         }
-        // A handful of values: a linear search beats hashing into a dictionary. A slot without a
-        // value throws from the writer's first pass, which visits the slots in the order they are
-        // written — path, then query — so the first missing one is reported.
-        func pathValue(for slot: String) throws -> String {
-            guard let index = pathValues.firstIndex(where: { $0.key == slot }) else {
-                throw ConnectError.invalidRequest(.missingPathValue(slot: slot))
-            }
-            return pathValues[index].value
-        }
+        // A slot without a value throws from the writer's first pass, which visits the slots in
+        // the order they are written — path, then query — so the first missing one is reported.
         func write(_ pieces: [EndpointTemplate.Piece], isQuery: Bool, to output: inout UTF8Writer) throws {
             for piece in pieces {
                 switch piece {
                 case .literal(let encoded):
                     output.append(encoded)
                 case .slot(let name):
-                    let value = try pathValue(for: name)
+                    guard let value = parameters.value(forSlot: name) else {
+                        throw ConnectError.invalidRequest(.missingPathValue(slot: name))
+                    }
                     if isQuery {
                         PercentEncoding.append(value, keeping: .unreserved, to: &output)
                     } else {
@@ -162,8 +156,7 @@ enum RequestBuilder {
             }
         }
 
-        let queryItems = parameters.queryItems
-        let hasItemsQuery = !PercentEncoding.queryStringIsEmpty(queryItems)
+        let hasItemsQuery = parameters.hasQuery
         let urlString = try base.withUTF8 { base in
             // The base's path-ending prefix and its own query; any fragment is dropped. (A slot's
             // value never encodes to nothing and literal pieces are never empty, so the filled
@@ -198,7 +191,10 @@ enum RequestBuilder {
                 }
                 if hasItemsQuery {
                     output.append(separator)
-                    PercentEncoding.appendQueryString(queryItems, to: &output)
+                    let start = output.count
+                    parameters.forEachQueryItem { name, value in
+                        PercentEncoding.appendQueryItem(name: name, value: value, to: &output, joinedAfter: start)
+                    }
                 }
             }
         }

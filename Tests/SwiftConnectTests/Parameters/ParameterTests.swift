@@ -145,6 +145,79 @@ struct ParameterTests {
         #expect(gathered.queryItems.map(\.name) == ["before"])
     }
 
+    /// A composite of `Parameter`s that is the first to give path values or query items keeps its
+    /// list whole (`RequestParameters.adopt`) instead of applying each parameter. Over random lists
+    /// and random parameters given before and after it — repeated path keys, several bodies, a
+    /// value JSON cannot encode — it must throw what applying each parameter in turn throws, and
+    /// leave the same path values, query items and body.
+    @Test func compositeLeavesWhatApplyingEachParameterInTurnLeaves() {
+        var generator = SeededGenerator(state: 0xADD_0B7)
+        func random<T>(_ list: [T]) -> T { list.randomElement(using: &generator)! }
+        func randomParameter() -> Parameter {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<4: return .path(key: random(["a", "b", "c"]), value: random(["1", "x y"]))
+            case 4..<7: return .query(key: random(["q", "r", ""]), value: random(["", "1", "&"]))
+            case 7: return .jsonObject(value: random([1, 2.5, Double.nan]))
+            case 8: return .form(key: random(["f", "g"]), value: "1")
+            default: return .data(Data("d".utf8), contentType: "text/plain")
+            }
+        }
+        /// What applying the steps leaves: each step's list whole (if `whole`) or one by one.
+        func outcome(_ steps: [(list: [Parameter], whole: Bool)]) -> String {
+            var parameters = RequestParameters()
+            var thrown = "nothing thrown"
+            do {
+                for step in steps {
+                    if step.whole {
+                        try parameters.adopt(step.list)
+                    } else {
+                        for parameter in step.list { try parameter.apply(to: &parameters) }
+                    }
+                }
+            } catch let error as ConnectError {
+                guard case .invalidRequest(let reason) = error else { return "unexpected \(error)" }
+                thrown = "\(reason)"
+            } catch {
+                return "unexpected \(error)"
+            }
+            let body = parameters.body.map { "\($0.contentType): \(String(decoding: $0.encoded, as: UTF8.self))" }
+            return "\(thrown); path \(parameters.pathValues.map { "\($0.key)=\($0.value)" }); "
+                + "query \(parameters.queryItems); body \(body ?? "none")"
+        }
+
+        var outcomes = Set<String>()
+        for round in 0..<3_000 {
+            let steps = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                (
+                    list: (0..<Int.random(in: 0...5, using: &generator)).map { _ in randomParameter() },
+                    whole: Bool.random(using: &generator)
+                )
+            }
+            let oneByOne = outcome(steps.map { ($0.list, false) })
+            #expect(outcome(steps) == oneByOne, "round \(round): \(steps)")
+            outcomes.insert(String(oneByOne.prefix { $0 != ";" }))
+        }
+        // The rounds reached every kind of error, and lists that throw nothing.
+        #expect(outcomes.contains("nothing thrown"))
+        #expect(outcomes.contains { $0.contains("is given more than once") })
+        #expect(outcomes.contains { $0.contains("more than one body") })
+        #expect(outcomes.contains { $0.contains("could not be encoded") })
+    }
+
+    @Test func compositeGivenFirstKeepsItsItemsBeforeThoseGivenAfter() throws {
+        var gathered = RequestParameters()
+        try CompositeParameters(.query(key: "a", value: "1"), .path(key: "id", value: "7")).apply(to: &gathered)
+        gathered.appendQueryItem(name: "b", value: nil)
+        try CompositeParameters(.query(key: "c", value: "3")).apply(to: &gathered)
+        #expect(gathered.queryItems.map(\.name) == ["a", "b", "c"])
+        #expect(gathered.hasQuery)
+        #expect(gathered.value(forSlot: "id") == "7")
+        let error = #expect(throws: ConnectError.self) { try gathered.setPathValue("8", forKey: "id") }
+        guard case .invalidRequest(let reason)? = error else { return }
+        #expect(reason == .duplicatePathParameter(key: "id"))
+        #expect(gathered.pathValues.map(\.value) == ["7"])
+    }
+
     @Test func compositeListsItsParametersInOrderWhicheverInitializerMadeIt() {
         let variadic = CompositeParameters(.query(key: "a", value: "1"), .path(key: "b", value: "2"))
         #expect(variadic.parameters.count == 2)

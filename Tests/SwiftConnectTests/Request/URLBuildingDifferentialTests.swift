@@ -129,11 +129,21 @@ struct URLBuildingDifferentialTests {
                 )
             }
 
+            // Given one by one in odd rounds. In even rounds as a composite's list, kept whole
+            // (`CompositeParameters` hands it to `adopt`), up to the first item with no value,
+            // which a `Parameter` cannot carry: that item and those after it are given one by one.
             var parameters = RequestParameters()
-            for (key, value) in values.sorted(by: { $0.key < $1.key }) {
-                try parameters.setPathValue(value, forKey: key)
+            let sortedValues = values.sorted(by: { $0.key < $1.key })
+            var firstItemGivenAlone = 0
+            if round.isMultiple(of: 2) {
+                firstItemGivenAlone = items.firstIndex { $0.value == nil } ?? items.count
+                try parameters.adopt(
+                    sortedValues.map { Parameter.path(key: $0.key, value: $0.value) }
+                        + items[..<firstItemGivenAlone].map { Parameter.query(key: $0.name, value: $0.value ?? "") })
+            } else {
+                for (key, value) in sortedValues { try parameters.setPathValue(value, forKey: key) }
             }
-            for item in items { parameters.appendQueryItem(name: item.name, value: item.value) }
+            for item in items[firstItemGivenAlone...] { parameters.appendQueryItem(name: item.name, value: item.value) }
             let built = try RequestBuilder.makeURL(
                 baseURL: try #require(URL(string: base)), endpoint: endpoint, parameters: parameters,
                 templates: templates)
