@@ -222,19 +222,24 @@ enum RequestBuilder {
                 isHTTP(UnsafeBufferPointer(rebasing: bytes[..<colon])),
                 bytes.count >= colon + 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
             else { return false }
-            let authorityStart = colon + 3
-            var authorityEnd = authorityStart
-            while authorityEnd < bytes.count {
-                let byte = bytes[authorityEnd]
-                if byte == UInt8(ascii: "/") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") { break }
+            // One pass over the authority: where it ends, where its host starts (after the last
+            // `@`), and whether the host has a `%`.
+            var hostStart = colon + 3
+            var authorityEnd = hostStart
+            var hostHasPercent = false
+            scan: while authorityEnd < bytes.count {
+                switch bytes[authorityEnd] {
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): break scan
+                case UInt8(ascii: "@"):
+                    hostStart = authorityEnd + 1
+                    hostHasPercent = false
+                case UInt8(ascii: "%"): hostHasPercent = true
+                default: break
+                }
                 authorityEnd += 1
             }
-            var hostStart = authorityStart
-            for index in authorityStart..<authorityEnd where bytes[index] == UInt8(ascii: "@") {
-                hostStart = index + 1
-            }
             guard hostStart < authorityEnd else { return false }
-            if bytes[hostStart..<authorityEnd].contains(UInt8(ascii: "%")) { return nil }
+            if hostHasPercent { return nil }
             switch bytes[hostStart] {
             case UInt8(ascii: ":"):  // a port with no host before it: `http://:80/`
                 return false
