@@ -196,8 +196,12 @@ public struct RequestParameters {
 
     /// Calls `body` with each query item's name and value, in the order they were given.
     func forEachQueryItem(_ body: (_ name: String, _ value: String?) throws -> Void) rethrows {
-        for parameter in adopted {
-            if case .query(let name, let value) = parameter { try body(name, value) }
+        // Through the buffer: a `for` over the array copied each parameter first, the path values
+        // too (about 370 instructions a request built).
+        try adopted.withUnsafeBufferPointer { adopted in
+            for index in adopted.indices {
+                if case .query(let name, let value) = adopted[index] { try body(name, value) }
+            }
         }
         for item in addedQueryItems { try body(item.name, item.value) }
     }
