@@ -131,6 +131,16 @@ let benchmarks: @Sendable () -> Void = {
         }
     }
 
+    // What both path-and-query sides spend in Foundation whatever they do: parsing the finished
+    // URL string (`URL(string:)` validates every component) and making the `URLRequest`.
+    guard let finishedURL = try? connect.urlRequest(for: TodoConnector.find(userId: 42, todoId: 7)).url?.absoluteString
+    else { fatalError("building the path-and-query request failed") }
+    Benchmark("PathQuery-Foundation-floor", configuration: MicroBenchmark.configuration()) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(URLRequest(url: URL(string: finishedURL)!))
+        }
+    }
+
     Benchmark("JSONEncoder-alone", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(try encoder.encode(draft))
