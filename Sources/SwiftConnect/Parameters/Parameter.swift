@@ -61,8 +61,8 @@ public struct CompositeParameters: ParametersRepresentable {
         }
     }
 
-    /// Parameters given as ``Parameter`` values are kept as such: a `Parameter` (32 bytes) does not
-    /// fit an existential's inline buffer, so an `[any ParametersRepresentable]` would box each one
+    /// Parameters given as ``Parameter`` values are kept as such: a `Parameter` (33 bytes) does not
+    /// fit an existential's 24-byte inline buffer, so an `[any ParametersRepresentable]` would box each one
     /// in an allocation of its own.
     private enum Storage {
         case parameters([Parameter])

@@ -27,6 +27,7 @@ public protocol ParametersRepresentable {
 public struct RequestParameters {
     /// Values for the endpoint's `{slot}`s, in the order they were given.
     public var pathValues: [(key: String, value: String)] {
+        if adopted.isEmpty { return addedPathValues }
         var values: [(key: String, value: String)] = []
         forEachPathValue { key, value in values.append((key, value)) }
         return values
@@ -34,6 +35,7 @@ public struct RequestParameters {
 
     /// Query items, in order; names may repeat.
     public var queryItems: [URLQueryItem] {
+        if adopted.isEmpty { return addedQueryItems }
         var items: [URLQueryItem] = []
         forEachQueryItem { name, value in items.append(URLQueryItem(name: name, value: value)) }
         return items
@@ -124,15 +126,23 @@ public struct RequestParameters {
 
     // MARK: Taking a list whole
 
+    /// The longest list ``adopt(_:)`` keeps whole. Each of its path values is checked against the
+    /// parameters before it, and each slot is looked up in the whole list, so a long list would
+    /// cost more kept whole than applied one by one.
+    static let longestAdoptedList = 16
+
     /// Applies `list` in order, as each parameter's own `apply(to:)` would, with the same errors
     /// and, when one is thrown, the same parameters applied before it.
     ///
-    /// While no path value or query item has been given yet, the list is kept as it is instead of
-    /// copying its path values and query items one by one into arrays of their own: a connector's
+    /// A list of up to ``longestAdoptedList`` parameters is kept as it is, instead of copying its
+    /// path values and query items one by one into arrays of their own, when nothing has given a
+    /// path value or query item yet and no other list is kept: a connector's
     /// ``CompositeParameters`` is nearly always the only thing applied, and gathering it cost about
     /// a fifth of building a request.
     mutating func adopt(_ list: [Parameter]) throws {
-        guard adopted.isEmpty, addedPathValues.isEmpty, addedQueryItems.isEmpty else {
+        guard list.count <= Self.longestAdoptedList, adopted.isEmpty, addedPathValues.isEmpty,
+            addedQueryItems.isEmpty
+        else {
             for parameter in list { try parameter.apply(to: &self) }
             return
         }
@@ -204,6 +214,20 @@ public struct RequestParameters {
             }
         }
         for item in addedQueryItems { try body(item.name, item.value) }
+    }
+}
+
+extension RequestParameters: CustomReflectable {
+    /// What was given, as `print` and `dump` show it: path values, query items, body, headers and
+    /// encoder — not how they are stored (a kept list would show a JSON body's value unencoded).
+    public var customMirror: Mirror {
+        Mirror(
+            self,
+            children: [
+                "pathValues": pathValues, "queryItems": queryItems, "body": body as Any, "headers": headers,
+                "jsonEncoder": jsonEncoder,
+            ],
+            displayStyle: .struct)
     }
 }
 

@@ -189,7 +189,10 @@ struct ParameterTests {
         for round in 0..<3_000 {
             let steps = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
                 (
-                    list: (0..<Int.random(in: 0...5, using: &generator)).map { _ in randomParameter() },
+                    // Now and then longer than the longest list kept whole.
+                    list: (0..<(Int.random(in: 0..<20, using: &generator) == 0
+                        ? RequestParameters.longestAdoptedList + Int.random(in: 1...3, using: &generator)
+                        : Int.random(in: 0...5, using: &generator))).map { _ in randomParameter() },
                     whole: Bool.random(using: &generator)
                 )
             }
@@ -202,6 +205,32 @@ struct ParameterTests {
         #expect(outcomes.contains { $0.contains("is given more than once") })
         #expect(outcomes.contains { $0.contains("more than one body") })
         #expect(outcomes.contains { $0.contains("could not be encoded") })
+    }
+
+    /// `print` and `dump` show what was given, as when each parameter is applied in turn: not the
+    /// kept list, whose JSON body value would show unencoded.
+    @Test func parametersPrintTheSameWhetherTheListWasKeptWholeOrNot() throws {
+        struct Credentials: Encodable {
+            let password: String
+        }
+        let list: [Parameter] = [
+            .path(key: "id", value: "7"), .query(key: "q", value: "a b"),
+            .jsonObject(value: Credentials(password: "hunter2")),
+        ]
+        let encoder = JSONEncoder()
+        var kept = RequestParameters(jsonEncoder: encoder)
+        try kept.adopt(list)
+        var oneByOne = RequestParameters(jsonEncoder: encoder)
+        for parameter in list { try parameter.apply(to: &oneByOne) }
+
+        let printed = String(describing: kept)
+        #expect(printed == String(describing: oneByOne))
+        #expect(printed.contains("pathValues: [(key: \"id\", value: \"7\")]"))
+        #expect(!printed.contains("hunter2"))
+        var dumped = ""
+        dump(kept, to: &dumped)
+        #expect(!dumped.contains("hunter2"))
+        #expect(dumped.contains("pathValues"))
     }
 
     @Test func compositeGivenFirstKeepsItsItemsBeforeThoseGivenAfter() throws {
