@@ -162,6 +162,13 @@ struct ParameterTests {
             default: return .data(Data("d".utf8), contentType: "text/plain")
             }
         }
+        /// Up to 5, and now and then longer than the longest list kept whole.
+        func randomLength() -> Int {
+            if Int.random(in: 0..<20, using: &generator) == 0 {
+                return RequestParameters.longestAdoptedList + Int.random(in: 1...3, using: &generator)
+            }
+            return Int.random(in: 0...5, using: &generator)
+        }
         /// What applying the steps leaves: each step's list whole (if `whole`) or one by one.
         func outcome(_ steps: [(list: [Parameter], whole: Bool)]) -> String {
             var parameters = RequestParameters()
@@ -189,10 +196,7 @@ struct ParameterTests {
         for round in 0..<3_000 {
             let steps = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
                 (
-                    // Now and then longer than the longest list kept whole.
-                    list: (0..<(Int.random(in: 0..<20, using: &generator) == 0
-                        ? RequestParameters.longestAdoptedList + Int.random(in: 1...3, using: &generator)
-                        : Int.random(in: 0...5, using: &generator))).map { _ in randomParameter() },
+                    list: (0..<randomLength()).map { _ in randomParameter() },
                     whole: Bool.random(using: &generator)
                 )
             }
