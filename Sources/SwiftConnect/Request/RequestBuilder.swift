@@ -92,14 +92,29 @@ enum RequestBuilder {
     /// does not conform is looked up once. (Types that conform are cast every time: the cast is
     /// what reaches their token.) A conformance declared in a library loaded with `dlopen` after a
     /// type was remembered here would go unnoticed for that type.
-    private static let unauthorizedTypes = LockedBox(Set<ObjectIdentifier>())
+    private static let unauthorizedTypes = LockedBox(UnauthorizedTypes())
+
+    /// The types known not to conform, with the one found last checked first: a client mostly
+    /// builds requests of one connector type after another, and comparing one identifier costs
+    /// less than hashing it into the set.
+    private struct UnauthorizedTypes {
+        var last: ObjectIdentifier?
+        var all: Set<ObjectIdentifier> = []
+
+        mutating func contains(_ type: ObjectIdentifier) -> Bool {
+            if type == last { return true }
+            guard all.contains(type) else { return false }
+            last = type
+            return true
+        }
+    }
 
     /// The token of a connector that conforms to ``AuthorizedConnector``, or `nil`.
     static func authorizationToken(of connector: Connector) -> AuthorizationToken? {
         let type = ObjectIdentifier(Swift.type(of: connector))
         if unauthorizedTypes.withLock({ $0.contains(type) }) { return nil }
         guard let authorized = connector as? AuthorizedConnector else {
-            if !castDependsOnTheValue(connector) { unauthorizedTypes.withLock { _ = $0.insert(type) } }
+            if !castDependsOnTheValue(connector) { unauthorizedTypes.withLock { _ = $0.all.insert(type) } }
             return nil
         }
         return authorized.authorizationToken
