@@ -4,7 +4,10 @@
 /// Literal text is percent-encoded here, once, rather than each time a request is built: a
 /// path literal keeps pchar and `/`, a query literal also `?`, and both keep well-formed `%XX`
 /// escapes.
-struct EndpointTemplate: Sendable {
+///
+/// A class, immutable: every request of an endpoint gets the cache's one instance, for one retain
+/// rather than one per array.
+final class EndpointTemplate: Sendable {
     enum Piece: Equatable, Sendable {
         /// Literal text, percent-encoded; never empty.
         case literal(String)
