@@ -13,9 +13,10 @@ struct ASCIISet: Sendable {
     /// Whether `byte` is in the set.
     @inline(__always)
     func contains(_ byte: UInt8) -> Bool {
-        if byte < 64 { return low >> UInt64(byte) & 1 != 0 }
-        if byte < 128 { return high >> UInt64(byte &- 64) & 1 != 0 }
-        return false
+        // A select rather than two branches: the bytes of a URL mix letters (in `high`) with
+        // digits and punctuation (in `low`).
+        let word = byte < 64 ? low : high
+        return byte < 128 && word >> UInt64(byte & 63) & 1 != 0
     }
 
     /// RFC 3986 unreserved: ALPHA / DIGIT / "-" / "." / "_" / "~".
