@@ -254,6 +254,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             (tasks.removeValue(forKey: task.taskIdentifier), !tasks.isEmpty)
         }
         guard let record = taken else { return }
+        if record.response == nil {
+            // FoundationNetworking never reports a 3xx without a `Location` as received (it took it
+            // for a redirect it could not follow), and drops its body; the task still has it.
+            record.response = task.response as? HTTPURLResponse
+        }
         record.completion.deliver(SessionDelegate.outcome(of: record, error: error), othersInFlight: othersInFlight)
     }
 

@@ -145,6 +145,26 @@ struct MiddlewareIntegrationTests {
         #expect(response.statusCode == 302)
     }
 
+    /// A 3xx without a `Location` cannot be followed, so it is the response: status and headers
+    /// (FoundationNetworking never reports it to the delegate as received, and drops its body).
+    /// httpbin's `/status/308` answers one. Checked with no middleware (`DirectExchange`) and
+    /// through the pipeline (an adapter), whatever the policy.
+    @Test(arguments: [false, true])
+    func redirectStatusWithoutALocationIsTheResponse(throughThePipeline: Bool) async throws {
+        let middleware = ConnectMiddleware(adapters: throughThePipeline ? [ClosureAdapter { $0 }] : [])
+        var accepting = Call(endpoint: "/status/308")
+        accepting.acceptableStatusCodes = 200..<400
+        for policy in [RedirectPolicy.doNotFollow, .follow] {
+            let response = try await connect(middleware: middleware) { $0.redirectPolicy = policy }
+                .response(accepting).value
+            #expect(response.statusCode == 308)
+            #expect(response.headers["Server"] == "gunicorn")
+        }
+        let result = await connect(middleware: middleware).request(Call(endpoint: "/status/308")).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        #expect(error.statusCode == 308)
+    }
+
     @Test func connectorPolicyOverridesTheConfigurationsAgainstARealServer() async throws {
         var call = Call(endpoint: "/redirect/2")
         call.redirectPolicy = .follow
