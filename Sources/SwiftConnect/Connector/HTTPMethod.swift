@@ -36,16 +36,46 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     public static let trace = HTTPMethod(rawValue: "TRACE")
 
     /// Whether repeating the request has the same effect as sending it once (RFC 9110 §9.2.2):
-    /// GET, HEAD, PUT, DELETE, OPTIONS, TRACE and QUERY.
+    /// GET, HEAD, PUT, DELETE, OPTIONS, TRACE and QUERY, as URLSession sends them (`"get"` is GET).
     public var isIdempotent: Bool {
-        switch self {
+        switch sent {
         case .get, .head, .put, .delete, .options, .trace, .query: return true
         default: return false
         }
     }
 
-    /// Whether a request with this method may carry a body. GET and HEAD may not.
-    public var allowsBody: Bool { self != .get && self != .head }
+    /// Whether a request with this method may carry a body. GET and HEAD may not, in whatever case
+    /// they are given: URLSession sends `"get"` as GET.
+    public var allowsBody: Bool {
+        let sent = sent
+        return sent != .get && sent != .head
+    }
+
+    /// The method as URLSession sends it. Names are case-sensitive (RFC 9110), but URLSession
+    /// writes GET, HEAD, POST, PUT, DELETE and CONNECT in uppercase whatever case they are given
+    /// in, so `HTTPMethod(rawValue: "get")` goes out as `GET`. Requests are built, checked and
+    /// retried by this method, so what is checked is what is sent.
+    var sent: HTTPMethod {
+        switch rawValue {
+        case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT": return self
+        default: break
+        }
+        for method in [HTTPMethod.get, .head, .post, .put, .delete, .connect]
+        where Self.equalIgnoringASCIICase(rawValue, method.rawValue) {
+            return method
+        }
+        return self
+    }
+
+    private static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count
+            && zip(lhs.utf8, rhs.utf8).allSatisfy { pair in
+                let (left, right) = pair
+                guard left != right else { return true }
+                let lower = left | 0x20
+                return lower == right | 0x20 && lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
+            }
+    }
 
     /// The wire name.
     public var description: String { rawValue }

@@ -52,7 +52,8 @@ enum RequestBuilder {
         timeout: TimeInterval? = nil,
         baseURL: URL? = nil
     ) throws -> URLRequest {
-        let method = connector.method
+        // As URLSession will send it: a body check on "get" must see GET.
+        let method = connector.method.sent
         guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(ASCIISet.token.contains) else {
             throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
         }

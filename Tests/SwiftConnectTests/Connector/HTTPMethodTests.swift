@@ -50,6 +50,39 @@ struct HTTPMethodTests {
         #expect(request.httpMethod == method.rawValue)
     }
 
+    /// URLSession sends GET, HEAD, POST, PUT, DELETE and CONNECT in uppercase whatever their case:
+    /// the request is built with the name that goes out, and checked and retried as that method.
+    @Test(arguments: [
+        ("get", HTTPMethod.get), ("Head", .head), ("post", .post), ("pUt", .put), ("delete", .delete),
+        ("connect", .connect),
+    ])
+    func standardNamesInAnotherCaseAreBuiltCheckedAndRetriedAsSent(name: String, sent: HTTPMethod) throws {
+        let method = HTTPMethod(rawValue: name)
+        #expect(method.sent == sent)
+        #expect(method.allowsBody == sent.allowsBody)
+        #expect(method.isIdempotent == sent.isIdempotent)
+        let request = try TestConnector(baseURL: URL(string: "https://h.test")!, method: method).asURLRequest()
+        #expect(request.httpMethod == sent.rawValue)
+    }
+
+    @Test(arguments: ["get", "head", "HEAD", "Get"])
+    func aBodyOnGetOrHeadInAnyCaseIsRejectedBeforeSending(name: String) async {
+        let connector = TestConnector(
+            baseURL: URL(string: "https://h.test")!, method: HTTPMethod(rawValue: name),
+            parameters: Parameter.jsonObject(value: ["a": 1]))
+        let reason = InvalidRequestReason.bodyNotAllowed(method: name.uppercased())
+        #expect(rejectionReason(building: connector) == reason)
+        await expectRejectedBeforeSending(connector, with: reason)
+    }
+
+    @Test(arguments: ["patch", "options", "trace", "query", "propfind", "GETS", "GE", "ge\u{74}x"])
+    func otherNamesAreSentAsGiven(name: String) throws {
+        let method = HTTPMethod(rawValue: name)
+        #expect(method.sent == method)
+        let request = try TestConnector(baseURL: URL(string: "https://h.test")!, method: method).asURLRequest()
+        #expect(request.httpMethod == name)
+    }
+
     @Test(arguments: ["", "GET ALL", "GET\r\n", "PÜT", "GE(T)", "POST/1", "\u{0}"])
     func invalidTokenIsRejectedBeforeSending(name: String) async {
         let connector = TestConnector(baseURL: URL(string: "https://h.test")!, method: HTTPMethod(rawValue: name))
