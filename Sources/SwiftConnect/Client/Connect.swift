@@ -93,12 +93,28 @@ public final class Connect: Sendable {
 
     /// The pipeline for one of `connector`'s requests.
     func pipeline(for connector: Connector, debugResponse: Bool) -> Pipeline {
-        Pipeline(
-            middleware: connector.middleware.resolved(with: middleware), errorHandler: errorHandler,
+        let middleware = connector.middleware.resolved(with: middleware)
+        var pipeline = Pipeline(
+            middleware: middleware, errorHandler: errorHandler,
             transport: transport, logger: debugResponse ? configuration.logger : nil,
             acceptableStatusCodes: connector.acceptableStatusCodes, isIdempotent: connector.isIdempotent,
             validators: connector.validators ?? configuration.validators,
             redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep)
+        // Names only a name check would miss: `Authorization` and the like need no entry. (Class
+        // casts: a cast to the protocol costs a conformance lookup on every request.)
+        var credentialHeaders: Set<String> = []
+        if let composed = middleware as? ConnectMiddleware {
+            if !composed.adapters.isEmpty { credentialHeaders = composed.credentialHeaderNames }
+        } else if let authenticator = middleware as? TokenAuthenticator {
+            credentialHeaders = authenticator.credentialHeaderNames
+        }
+        if let token = RequestBuilder.authorizationToken(of: connector) {
+            credentialHeaders.insert(token.header.name.lowercased())
+        }
+        if !credentialHeaders.isEmpty {
+            pipeline.credentialHeaders = credentialHeaders.filter { !DebugDescription.isSensitive(name: $0) }
+        }
+        return pipeline
     }
 
     /// Builds the `URLRequest` `connector` describes, with this client's encoder, default headers

@@ -46,7 +46,7 @@ final class DirectExchange: Sendable {
         let exchange = DirectExchange(pipeline: pipeline, transport: transport, promise: promise)
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
-        pipeline.logger?.log(DebugDescription.curl(request))
+        pipeline.logger?.log(DebugDescription.curl(request, credentialHeaders: pipeline.credentialHeaders))
         exchange.send(request, hops: 0)
         return exchange
     }
@@ -100,7 +100,9 @@ final class DirectExchange: Sendable {
                     switch await decide(redirect) {
                     case .follow: self.follow(redirect.proposedRequest, hops: hops)
                     case .followWith(let chosen):
-                        self.follow(RedirectSafety.request(chosen: chosen, for: redirect), hops: hops)
+                        let next = RedirectSafety.request(
+                            chosen: chosen, for: redirect, credentialHeaders: self.pipeline.credentialHeaders)
+                        self.follow(next, hops: hops)
                     case .stop: self.promise.complete(with: self.pipeline.validated(response, decision: .proceed))
                     }
                 }
@@ -118,7 +120,7 @@ final class DirectExchange: Sendable {
             promise.fail(ConnectError.cancelled)
             return
         }
-        pipeline.logger?.log(DebugDescription.curl(next))
+        pipeline.logger?.log(DebugDescription.curl(next, credentialHeaders: pipeline.credentialHeaders))
         send(next, hops: hops)
     }
 }

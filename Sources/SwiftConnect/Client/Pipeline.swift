@@ -17,6 +17,10 @@ struct Pipeline: Sendable {
     let validators: [ResponseValidator]
     let redirectPolicy: RedirectPolicy
     let sleep: @Sendable (TimeInterval) async throws -> Void
+    /// Names, lowercased, that carry this request's credentials beyond those a name marks as one
+    /// (``DebugDescription/isSensitive(name:credentialHeaders:)``): the connector's token header
+    /// and the middleware's (``CredentialHeaderNaming``). Treated as `Authorization` is.
+    var credentialHeaders: Set<String> = []
     /// An upload's body, sent with every attempt and kept on `307`/`308` hops; `nil` otherwise.
     var uploadBody: UploadBody? = nil
     /// Where an upload reports progress.
@@ -73,8 +77,9 @@ struct Pipeline: Sendable {
         } catch {
             return (.failure(Self.classify(error, wrapTransport: false)), nil)
         }
-        adapted = RedirectSafety.removingCredentials(from: adapted, unlessSentTo: credentialOrigin)
-        logger?.log(DebugDescription.curl(adapted))
+        adapted = RedirectSafety.removingCredentials(
+            from: adapted, unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
+        logger?.log(DebugDescription.curl(adapted, credentialHeaders: credentialHeaders))
         let response: Response
         do {
             response = try await sendFollowingRedirects(adapted)
@@ -137,12 +142,13 @@ struct Pipeline: Sendable {
             case .ask(let redirect, let decide):
                 switch await decide(redirect) {
                 case .follow: next = redirect.proposedRequest
-                case .followWith(let request): next = RedirectSafety.request(chosen: request, for: redirect)
+                case .followWith(let request):
+                    next = RedirectSafety.request(chosen: request, for: redirect, credentialHeaders: credentialHeaders)
                 case .stop: return response
                 }
             }
             if Task.isCancelled { throw ConnectError.cancelled }
-            logger?.log(DebugDescription.curl(next))
+            logger?.log(DebugDescription.curl(next, credentialHeaders: credentialHeaders))
             // RedirectSafety turns the request into a GET without a body exactly when it changes
             // the method (303, or POST on 301/302); the upload body goes with it.
             if next.httpMethod != current.httpMethod { uploadBody = nil }
@@ -181,7 +187,10 @@ struct Pipeline: Sendable {
     ///
     /// - Throws: ``ConnectError/tooManyRedirects(_:)`` past the policy's `maximumHops`.
     func hop(after response: Response, hops: inout Int) throws -> Hop {
-        guard let proposed = RedirectSafety.request(following: response.httpResponse, from: response.request) else {
+        guard
+            let proposed = RedirectSafety.request(
+                following: response.httpResponse, from: response.request, credentialHeaders: credentialHeaders)
+        else {
             return .done(response)
         }
         hops += 1

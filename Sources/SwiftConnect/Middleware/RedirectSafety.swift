@@ -17,15 +17,20 @@ enum RedirectSafety {
     /// Whether a header is never sent to another origin: `Authorization`, `Cookie`,
     /// `Proxy-Authorization`, and any header whose name says it carries a credential (`X-API-Key`,
     /// `X-Auth-Token`, …), the same rule debug output redacts by.
-    static func isCredential(_ headerName: String) -> Bool {
-        DebugDescription.isSensitive(name: headerName)
+    /// `credentialHeaders` adds names, lowercased, that carry a credential for this request: the
+    /// header of the connector's `AuthorizationToken.header(name:value:)` or of a
+    /// ``TokenAuthenticator``'s `header:`, whatever it is called.
+    static func isCredential(_ headerName: String, credentialHeaders: Set<String> = []) -> Bool {
+        DebugDescription.isSensitive(name: headerName, credentialHeaders: credentialHeaders)
     }
     /// Headers describing a body, removed with it.
     static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding"]
 
     /// The request to send next for a redirect response, or `nil` when `response` is not a
     /// redirect that can be followed (not a redirect status, or no usable `Location`).
-    static func request(following response: HTTPURLResponse, from previous: URLRequest) -> URLRequest? {
+    static func request(
+        following response: HTTPURLResponse, from previous: URLRequest, credentialHeaders: Set<String> = []
+    ) -> URLRequest? {
         guard redirectStatuses.contains(response.statusCode),
             let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
             let base = response.url ?? previous.url,
@@ -47,21 +52,29 @@ enum RedirectSafety {
             request.httpBody = nil
             for name in bodyHeaders { request.setValue(nil, forHTTPHeaderField: name) }
         }
-        return removingCredentials(from: request, unlessSentTo: previous.url)
+        return removingCredentials(from: request, unlessSentTo: previous.url, credentialHeaders: credentialHeaders)
     }
 
     /// The request a policy's `.followWith` decision sends: `chosen` as the policy made it, but
     /// without credential headers when it goes to another origin than the request `redirect`
     /// answered — whichever headers the policy copied into it.
-    static func request(chosen: URLRequest, for redirect: Redirect) -> URLRequest {
-        removingCredentials(from: chosen, unlessSentTo: redirect.response.request.url)
+    static func request(chosen: URLRequest, for redirect: Redirect, credentialHeaders: Set<String> = [])
+        -> URLRequest
+    {
+        removingCredentials(
+            from: chosen, unlessSentTo: redirect.response.request.url, credentialHeaders: credentialHeaders)
     }
 
     /// Removes credential headers from `request` unless it goes to the same origin as `origin`.
-    static func removingCredentials(from request: URLRequest, unlessSentTo origin: URL?) -> URLRequest {
+    static func removingCredentials(
+        from request: URLRequest, unlessSentTo origin: URL?, credentialHeaders: Set<String> = []
+    ) -> URLRequest {
         guard !isSameOrigin(origin, request.url) else { return request }
         var request = request
-        for name in request.allHTTPHeaderFields?.keys.filter(isCredential) ?? [] {
+        let names = request.allHTTPHeaderFields?.keys.filter {
+            isCredential($0, credentialHeaders: credentialHeaders)
+        }
+        for name in names ?? [] {
             request.setValue(nil, forHTTPHeaderField: name)
         }
         return request

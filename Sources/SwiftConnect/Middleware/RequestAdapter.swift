@@ -161,6 +161,23 @@ public final class ConnectMiddleware: ConnectMiddlewareProtocol {
     }
 }
 
+/// Middleware that sends credentials under header names of its own choosing, which a name alone
+/// would not mark as credentials (`X-Access`): they get the protection of `Authorization` — never
+/// sent to another origin, redacted in debug output.
+protocol CredentialHeaderNaming {
+    /// The names, lowercased.
+    var credentialHeaderNames: Set<String> { get }
+}
+
+extension ConnectMiddleware: CredentialHeaderNaming {
+    /// Those of the adapters that name any (a ``TokenAuthenticator`` among them).
+    var credentialHeaderNames: Set<String> {
+        var names: Set<String> = []
+        for case let naming as CredentialHeaderNaming in adapters { names.formUnion(naming.credentialHeaderNames) }
+        return names
+    }
+}
+
 /// An adapter made from a closure: a pre-middleware for logging or signing.
 ///
 /// ```swift

@@ -52,6 +52,8 @@ public protocol TokenRefresher: Sendable {
 public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     private let store: TokenStore
     private let header: @Sendable (AccessToken) -> HTTPHeader
+    /// The name of the header `header` makes, lowercased.
+    private let headerName: String
     private let leeway: TimeInterval
     private let retriesPerRequest: Int
     private let now: @Sendable () -> Date
@@ -61,7 +63,8 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     /// - Parameters:
     ///   - token: The token to start with; `nil` asks the refresher for one on the first request.
     ///   - refresher: Gets new tokens.
-    ///   - header: The header carrying a token; `Authorization: Bearer <token>` by default.
+    ///   - header: The header carrying a token; `Authorization: Bearer <token>` by default. Whatever
+    ///     its name, it is a credential: never sent to another origin, redacted in debug output.
     ///   - leeway: A token expiring within this many seconds is refreshed before sending.
     ///   - maximumRefreshes: Refreshes allowed per `refreshWindow`.
     ///   - refreshWindow: The window, in seconds, over which refreshes are counted.
@@ -80,6 +83,7 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
         store = TokenStore(
             token: token, refresher: refresher, maximumRefreshes: maximumRefreshes, window: refreshWindow, now: now)
         self.header = header
+        headerName = header(AccessToken("")).name.lowercased()
         self.leeway = leeway
         self.retriesPerRequest = retriesPerRequest
         self.now = now
@@ -232,4 +236,9 @@ private struct ClosureTokenRefresher: TokenRefresher {
     func refreshToken(replacing expired: AccessToken?) async throws -> AccessToken {
         try await refresh(expired)
     }
+}
+
+extension TokenAuthenticator: CredentialHeaderNaming {
+    /// The header the token goes in, whatever it is called (`header:`).
+    var credentialHeaderNames: Set<String> { [headerName] }
 }

@@ -9,22 +9,24 @@ enum DebugDescription {
     static let redacted = "<redacted>"
 
     /// Whether a header, query item, form field or JSON key holds a credential: `Authorization`,
-    /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, or a name containing `token`, `secret`,
-    /// `password`, an API key, a signature or a session.
-    static func isSensitive(name: String) -> Bool {
+    /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, a name containing `token`, `secret`,
+    /// `password`, an API key, a signature or a session, or one of `credentialHeaders`
+    /// (lowercased): the names a request's own credentials were sent under.
+    static func isSensitive(name: String, credentialHeaders: Set<String> = []) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
+        if !credentialHeaders.isEmpty, credentialHeaders.contains(lower) { return true }
         return ["token", "secret", "password", "passwd", "api_key", "apikey", "api-key", "signature", "session"]
             .contains { lower.contains($0) }
     }
 
     /// The request as a `curl` command, credentials redacted, in the usage document's layout.
-    static func curl(_ request: URLRequest) -> String {
+    static func curl(_ request: URLRequest, credentialHeaders: Set<String> = []) -> String {
         var lines = ["$ curl -v"]
         lines.append("-X \(request.httpMethod ?? "GET")")
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
         for (name, value) in headers {
-            let shown = isSensitive(name: name) ? redacted : value
+            let shown = isSensitive(name: name, credentialHeaders: credentialHeaders) ? redacted : value
             lines.append("-H \(quoted("\(name): \(shown)"))")
         }
         if let body = request.httpBody, !body.isEmpty {

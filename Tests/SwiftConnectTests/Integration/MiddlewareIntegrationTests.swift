@@ -98,6 +98,59 @@ struct MiddlewareIntegrationTests {
         #expect(received.value("X-Adapter-Api-Key") == "adapter-key")
     }
 
+    /// A token header whose name says nothing (`X-Auth-Key` under `.header(name:value:)`, a
+    /// `TokenAuthenticator`'s `X-Access`) is a credential all the same: it never reaches another
+    /// origin — on a redirect or a retrier's `.redirect(to:)` — and debug output redacts it. The same
+    /// origin still gets it. With no middleware (`DirectExchange`) and through the pipeline.
+    @Test(arguments: [false, true])
+    func crossOriginRedirectDropsATokenHeaderWhateverItsName(throughThePipeline: Bool) async throws {
+        let logger = CapturingLogger()
+        let middleware = ConnectMiddleware(adapters: throughThePipeline ? [ClosureAdapter { $0 }] : [])
+        let connect = connect(middleware: middleware) { $0.logger = logger }
+        var away = redirect(to: otherOriginHeaders)
+        away.authorizationToken = .header(name: "X-Auth-Key", value: "cred-123")
+        let received = try await connect.request(away, debugResponse: true).decoded(toType: Headers.self).value
+        #expect(received.value("Host")?.hasPrefix(HTTPBin.otherOriginURL.host!) == true)
+        #expect(received.value("X-Auth-Key") == nil)
+        #expect(!logger.messages.isEmpty)
+        #expect(!logger.messages.joined().contains("cred-123"))
+
+        var home = redirect(to: "/headers")
+        home.authorizationToken = .header(name: "X-Auth-Key", value: "cred-123")
+        let kept = try await connect.request(home).decoded(toType: Headers.self).value
+        #expect(kept.value("X-Auth-Key") == "cred-123")
+    }
+
+    @Test func tokenAuthenticatorsOwnHeaderNeverReachesAnotherOrigin() async throws {
+        struct Unused: TokenRefresher {
+            func refreshToken(replacing expired: AccessToken?) async throws -> AccessToken { AccessToken("unused") }
+        }
+        let logger = CapturingLogger()
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("access-123"), refresher: Unused(),
+            header: { HTTPHeader(name: "X-Access", value: $0.value) })
+        let retrier = ClosureRetrier { attempt in
+            attempt.number == 1 && attempt.statusCode == 503
+                ? .redirect(to: HTTPBin.otherOriginURL.appendingPathComponent("headers")) : .doNotRetry
+        }
+        let connect = connect(middleware: ConnectMiddleware([authenticator, ConnectMiddleware(retriers: [retrier])])) {
+            $0.logger = logger
+        }
+        let redirected = try await connect.request(redirect(to: otherOriginHeaders), debugResponse: true)
+            .decoded(toType: Headers.self).value
+        #expect(redirected.value("Host")?.hasPrefix(HTTPBin.otherOriginURL.host!) == true)
+        #expect(redirected.value("X-Access") == nil)
+        let retried = try await connect.request(Call(endpoint: "/status/503"), debugResponse: true)
+            .decoded(toType: Headers.self).value
+        #expect(retried.value("Host")?.hasPrefix(HTTPBin.otherOriginURL.host!) == true)
+        #expect(retried.value("X-Access") == nil)
+        #expect(logger.messages.contains { $0.contains("X-Access: <redacted>") })
+        #expect(!logger.messages.joined().contains("access-123"))
+
+        let home = try await connect.request(redirect(to: "/headers")).decoded(toType: Headers.self).value
+        #expect(home.value("X-Access") == "access-123")
+    }
+
     @Test func decidePolicySeesTheCrossOriginProposalWithoutCredentials() async throws {
         let proposals = PipelineFixtures.Recorder<URLRequest>()
         let connect = connect(middleware: ConnectMiddleware(adapters: [CredentialAdapter()])) { configuration in
