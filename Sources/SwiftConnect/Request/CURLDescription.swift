@@ -45,7 +45,12 @@ enum DebugDescription {
     /// The URL with any password and any secret-looking query value redacted. Works on the text,
     /// so nothing is re-encoded and nothing can trap.
     static func redactedURL(_ url: URL) -> String {
-        var text = url.absoluteString
+        redactedURL(url.absoluteString)
+    }
+
+    /// The same for the text of a URL, which may be relative or not a URL at all.
+    static func redactedURL(_ text: String) -> String {
+        var text = text
         var fragment = ""
         if let hash = text.firstIndex(of: "#") {
             fragment = String(text[hash...])

@@ -89,7 +89,10 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
         case .transport(let underlying):
             return "Transport error: \(underlying.localizedDescription)"
         case .unacceptableStatus(let response, let message):
-            let target = response.request.httpMethod.map { "\($0) \(response.request.url?.absoluteString ?? "")" }
+            // Passwords and secret-looking query values redacted, as in debug output: errors get
+            // printed and logged.
+            let url = response.request.url.map(DebugDescription.redactedURL) ?? ""
+            let target = response.request.httpMethod.map { "\($0) \(url)" }
             var text = "Unacceptable status \(response.statusCode)"
             if let target { text += " for \(target)" }
             if let message, !message.isEmpty { text += ": \(message)" }
@@ -103,7 +106,8 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
         case .invalidResponse:
             return "The server's answer was not an HTTP response"
         case .tooManyRedirects(let response):
-            return "Too many redirects; the last one went to \(response.headers["Location"] ?? "?")"
+            return "Too many redirects; the last one went to "
+                + (response.headers["Location"].map(DebugDescription.redactedURL) ?? "?")
         case .abandoned:
             return "The operation was dropped before it completed"
         case .uploadSourceChanged(let file, let detail):
@@ -162,7 +166,7 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidBaseURL(let url):
-            return "base URL '\(url)' must be an absolute http or https URL with a host"
+            return "base URL '\(DebugDescription.redactedURL(url))' must be an absolute http or https URL with a host"
         case .malformedEndpoint(let endpoint, let detail):
             return "endpoint '\(endpoint)' is malformed: \(detail)"
         case .missingPathValue(let slot):
@@ -184,7 +188,7 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .encodingFailed(let underlying):
             return "the body could not be encoded: \(underlying)"
         case .invalidURL(let url):
-            return "'\(url)' is not a valid URL"
+            return "'\(DebugDescription.redactedURL(url))' is not a valid URL"
         case .fileNotFound(let url):
             return "no file to upload at \(url.isFileURL ? url.path : url.absoluteString)"
         case .fileNotReadable(let url):

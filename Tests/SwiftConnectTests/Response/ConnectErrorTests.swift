@@ -24,6 +24,24 @@ struct ConnectErrorTests {
         #expect(error.description.contains("DELETE http://example.test/todos/7"))
     }
 
+    /// Errors get printed and logged: a URL in a description has its password and secret-looking
+    /// query values redacted, as in debug output, and keeps the rest.
+    @Test func descriptionsRedactCredentialsInURLs() {
+        let url = "https://user:hunter2@h.test/bad?api_key=QSECRET&page=2"
+        let response = Fixtures.response(status: 500, headers: ["Location": url], method: "GET", url: url)
+        let descriptions = [
+            ConnectError.unacceptableStatus(response, message: nil).description,
+            ConnectError.tooManyRedirects(response).description,
+            ConnectError.invalidRequest(.invalidBaseURL(url)).description,
+            ConnectError.invalidRequest(.invalidURL(url)).description,
+        ]
+        for description in descriptions {
+            #expect(!description.contains("hunter2"), "\(description)")
+            #expect(!description.contains("QSECRET"), "\(description)")
+            #expect(description.contains("h.test/bad?api_key=<redacted>&page=2"), "\(description)")
+        }
+    }
+
     @Test func unacceptableStatusWithoutMessageStillNamesTheStatus() {
         let error = ConnectError.unacceptableStatus(notFound, message: nil)
         #expect(error.description.contains("404"))
