@@ -9,7 +9,8 @@ import Foundation
 /// ```
 ///
 /// Names compare case-insensitively when headers are looked up in ``HTTPHeaders``. A name that
-/// is not a valid token, or a value containing CR, LF or NUL, fails the request with
+/// is not a valid token, or a value containing a control character other than tab (CR, LF, NUL,
+/// …), fails the request with
 /// ``InvalidRequestReason/invalidHeader(name:)`` before anything is sent.
 public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// The header's name, e.g. `"Content-Type"`.
@@ -26,10 +27,12 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// `Name: value`.
     public var description: String { "\(name): \(value)" }
 
-    /// Whether the name is a valid RFC 9110 token and the value has no CR, LF or NUL.
+    /// Whether the name is a valid RFC 9110 token and the value has no control character but tab
+    /// (RFC 9110 §5.5: CR, LF and NUL would split or cut the header; the others are not allowed
+    /// either, and servers and proxies disagree on what to do with them).
     var isValid: Bool {
         !name.isEmpty && name.utf8.allSatisfy(ASCIISet.token.contains)
-            && !value.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+            && !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 }
 

@@ -139,7 +139,7 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case bodyNotAllowed(method: String)
     /// The method is not a valid HTTP token.
     case invalidMethod(String)
-    /// A header name is not a valid token, or its value contains CR, LF or NUL.
+    /// A header name is not a valid token, or its value contains a control character other than tab.
     case invalidHeader(name: String)
     /// The body could not be encoded (for example a `Double.nan` in a JSON body).
     case encodingFailed(underlying: any Error)
@@ -184,7 +184,7 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .invalidMethod(let method):
             return "'\(method)' is not a valid HTTP method"
         case .invalidHeader(let name):
-            return "header '\(name)' has an invalid name or a value containing CR, LF or NUL"
+            return "header '\(name)' has an invalid name or a value containing a control character (CR, LF, NUL, …)"
         case .encodingFailed(let underlying):
             return "the body could not be encoded: \(underlying)"
         case .invalidURL(let url):
