@@ -17,6 +17,7 @@ enum RedirectSafety {
     /// Whether a header is never sent to another origin: `Authorization`, `Cookie`,
     /// `Proxy-Authorization`, and any header whose name says it carries a credential (`X-API-Key`,
     /// `X-Auth-Token`, …), the same rule debug output redacts by.
+    ///
     /// `credentialHeaders` adds names, lowercased, that carry a credential for this request: the
     /// header of the connector's `AuthorizationToken.header(name:value:)` or of a
     /// ``TokenAuthenticator``'s `header:`, whatever it is called.

@@ -70,9 +70,9 @@ public struct File: Sendable, CustomStringConvertible {
     /// `stream` is called each time the body is sent — once, or again when a `307`/`308`
     /// redirect or a retry sends it anew — and must return a new, unopened stream. Exactly
     /// `length` bytes are read from it; a stream that ends early or fails aborts the upload with
-    /// ``ConnectError/uploadSourceChanged(_:detail:)``, and the server never sees a complete body. Bytes
-    /// after the first `length` are not read, so a longer stream is sent cut to its length: asking
-    /// for one more byte could block on a pipe whose writer has said all it will.
+    /// ``ConnectError/uploadSourceChanged(_:detail:)``, and the server never sees a complete body.
+    /// Bytes after the first `length` are not read, so a longer stream is sent cut to its length:
+    /// asking for one more byte could block on a pipe whose writer has said all it will.
     ///
     /// - Parameters:
     ///   - name: The file name the server sees.
