@@ -12,7 +12,9 @@ public struct UploadOptions: Sendable, Hashable {
     public var framing: UploadBody.Framing
     /// The multipart boundary, or `nil` (the default) for a random one. Set it to get
     /// byte-for-byte reproducible bodies in tests; it must be 1–70 RFC 2046 characters and must
-    /// not occur in a field, or the upload fails with ``InvalidRequestReason/invalidBoundary(_:)``.
+    /// not occur in a field or in a file given as `Data`, or the upload fails with
+    /// ``InvalidRequestReason/invalidBoundary(_:)``. (Files on disk and streams are not searched:
+    /// they are read while they are sent.)
     public var boundary: String?
 
     /// Creates options; the defaults send a `Content-Length` and a random boundary.

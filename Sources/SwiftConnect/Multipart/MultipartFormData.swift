@@ -158,12 +158,15 @@ struct MultipartFormData: Sendable {
             segments: segments)
     }
 
-    /// The boundary to use: the given one if valid and absent from every field; a random one,
-    /// drawn again in the (astronomically unlikely) case a field contains it.
+    /// The boundary to use: the given one if valid and absent from every field and every file
+    /// held in memory; a random one, drawn again in the (astronomically unlikely) case a field
+    /// contains it. (Files on disk and streams are read while they are sent, so they are not
+    /// searched: a fixed boundary is for bodies whose content you know.)
     private func usableBoundary() throws -> String {
         guard boundaryIsRandom else {
-            guard Self.isValidBoundary(boundary) else { throw ConnectError.invalidRequest(.invalidBoundary(boundary)) }
-            guard !fieldsContain(boundary) else { throw ConnectError.invalidRequest(.invalidBoundary(boundary)) }
+            guard Self.isValidBoundary(boundary), !fieldsContain(boundary), !dataFilesContain(boundary) else {
+                throw ConnectError.invalidRequest(.invalidBoundary(boundary))
+            }
             return boundary
         }
         var candidate = boundary
@@ -177,6 +180,14 @@ struct MultipartFormData: Sendable {
         parts.contains { part in
             if case .field(_, let value) = part { return value.contains(boundary) }
             return false
+        }
+    }
+
+    private func dataFilesContain(_ boundary: String) -> Bool {
+        let bytes = Data(boundary.utf8)
+        return parts.contains { part in
+            guard case .file(let file) = part, case .data(let data) = file.content else { return false }
+            return data.range(of: bytes) != nil
         }
     }
 

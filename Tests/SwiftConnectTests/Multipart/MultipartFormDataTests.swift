@@ -159,6 +159,19 @@ struct MultipartFormDataTests {
         #expect(rejection(multipart) == .invalidBoundary(Self.boundary))
     }
 
+    /// A file given as `Data` is searched like a field: a given boundary inside it would end its
+    /// part early on the server. Elsewhere in the file, or on the file's other side, is fine.
+    @Test func givenBoundaryThatOccursInAFileHeldInMemoryIsRejected() throws {
+        var multipart = MultipartFormData(boundary: Self.boundary)
+        multipart.append(
+            File(name: "a.txt", key: "file", mimeType: .txt, data: Data("x\r\n--Boundary-1234\r\ny".utf8)))
+        #expect(rejection(multipart) == .invalidBoundary(Self.boundary))
+
+        var unrelated = MultipartFormData(boundary: Self.boundary)
+        unrelated.append(File(name: "a.txt", key: "file", mimeType: .txt, data: Data("--Boundary-123".utf8)))
+        _ = try unrelated.makeBody(framing: .contentLength)
+    }
+
     @Test func randomBoundaryNeverOccursInAField() throws {
         var multipart = MultipartFormData()
         multipart.append(field: "text", value: "--" + multipart.boundary)
