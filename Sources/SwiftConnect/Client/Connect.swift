@@ -100,6 +100,7 @@ public final class Connect: Sendable {
             acceptableStatusCodes: connector.acceptableStatusCodes, isIdempotent: connector.isIdempotent,
             validators: connector.validators ?? configuration.validators,
             redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep)
+        pipeline.jsonDecoder = configuration.jsonDecoder
         // Names only a name check would miss: `Authorization` and the like need no entry. (Class
         // casts: a cast to the protocol costs a conformance lookup on every request.)
         var credentialHeaders: Set<String> = []

@@ -21,6 +21,9 @@ struct Pipeline: Sendable {
     /// (``DebugDescription/isSensitive(name:credentialHeaders:)``): the connector's token header
     /// and the middleware's (``CredentialHeaderNaming``). Treated as `Authorization` is.
     var credentialHeaders: Set<String> = []
+    /// The configuration's decoder, for validators that decode
+    /// (``ResponseValidator/basicResponse(_:decoder:validate:)``); `nil` for a plain one.
+    var jsonDecoder: JSONDecoder? = nil
     /// An upload's body, sent with every attempt and kept on `307`/`308` hops; `nil` otherwise.
     var uploadBody: UploadBody? = nil
     /// Where an upload reports progress.
@@ -103,7 +106,7 @@ struct Pipeline: Sendable {
         }
         for validator in validators {
             do {
-                try validator.validate(response)
+                try validator.validate(response, decoder: jsonDecoder ?? JSONDecoder())
             } catch {
                 return .failure(ConnectError.validationFailed(response, underlying: error))
             }

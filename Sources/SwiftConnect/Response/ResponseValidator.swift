@@ -15,16 +15,29 @@ import Foundation
 /// ]
 /// ```
 public struct ResponseValidator: Sendable {
-    private let check: @Sendable (Response) throws -> Void
+    /// The check, given the response and the decoder for JSON: the `Connect` configuration's when
+    /// a request runs it.
+    private let check: @Sendable (Response, JSONDecoder) throws -> Void
 
     /// A validator over the whole response.
     public init(_ check: @escaping @Sendable (Response) throws -> Void) {
+        self.check = { response, _ in try check(response) }
+    }
+
+    private init(decoding check: @escaping @Sendable (Response, JSONDecoder) throws -> Void) {
         self.check = check
     }
 
-    /// Runs the check.
+    /// Runs the check; a ``basicResponse(_:decoder:validate:)`` given no decoder decodes with a
+    /// plain `JSONDecoder`.
     public func validate(_ response: Response) throws {
-        try check(response)
+        try check(response, JSONDecoder())
+    }
+
+    /// Runs the check as a request does: JSON is decoded with `decoder`, the configuration's,
+    /// unless the validator was given its own.
+    func validate(_ response: Response, decoder: JSONDecoder) throws {
+        try check(response, decoder)
     }
 
     /// A validator over the body alone (the Backchat response data validator).
@@ -32,15 +45,22 @@ public struct ResponseValidator: Sendable {
         ResponseValidator { try check($0.data) }
     }
 
-    /// Requires each key — or dot-separated key path, such as `data.id` — to be present in the JSON
-    /// object body; throws ``MissingJSONKeys`` naming those that are not.
+    /// Requires each key — or dot-separated key path, such as `data.id` or `items.0.id` (a number
+    /// indexes an array, as in `decoded(toType:keyPath:)`) — to be present in the JSON object body;
+    /// throws ``MissingJSONKeys`` naming those that are not.
     public static func requiredJSONKeys(_ keys: [String]) -> ResponseValidator {
         ResponseValidator { response in
             let object = try? JSONSerialization.jsonObject(with: response.data)
             let missing = keys.filter { key in
                 var current: Any? = object
                 for component in key.split(separator: ".") {
-                    current = (current as? [String: Any])?[String(component)]
+                    if let dictionary = current as? [String: Any] {
+                        current = dictionary[String(component)]
+                    } else if let array = current as? [Any], let index = Int(component), array.indices.contains(index) {
+                        current = array[index]
+                    } else {
+                        current = nil
+                    }
                 }
                 return current == nil
             }
@@ -50,13 +70,16 @@ public struct ResponseValidator: Sendable {
 
     /// Requires every body to decode as `Basic` — the fields every reply of the service has
     /// (the Decree basic response) — and then passes it to `validate`.
+    ///
+    /// - Parameter decoder: Decodes the body; `nil` (the default) uses the `Connect`
+    ///   configuration's `jsonDecoder`, as `decoded(toType:)` does.
     public static func basicResponse<Basic: Decodable & Sendable>(
-        _ type: Basic.Type, decoder: JSONDecoder = JSONDecoder(),
+        _ type: Basic.Type, decoder: JSONDecoder? = nil,
         validate: @escaping @Sendable (Basic) throws -> Void = { _ in }
     ) -> ResponseValidator {
-        ResponseValidator { response in
-            try validate(try response.decoded(toType: Basic.self, decoder: decoder))
-        }
+        ResponseValidator(decoding: { response, configured in
+            try validate(try response.decoded(toType: Basic.self, decoder: decoder ?? configured))
+        })
     }
 }
 

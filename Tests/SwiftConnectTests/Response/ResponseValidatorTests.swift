@@ -76,6 +76,14 @@ struct ResponseValidatorTests {
         #expect(missingKeys(["data.id"], in: #"{"data":"id"}"#) == ["data.id"])
     }
 
+    /// A number indexes an array, as in `decoded(toType:keyPath:)`.
+    @Test func requiredJSONKeyPathIndexesAnArrayByNumber() {
+        let body = #"{"items":[{"id":1},{"name":"x"}]}"#
+        #expect(missingKeys(["items.0.id", "items.1.name", "items.0"], in: body) == nil)
+        let absent = ["items.1.id", "items.2", "items.-1", "items.x"]
+        #expect(missingKeys(absent, in: body) == absent)
+    }
+
     @Test func requiredJSONKeysOnABodyThatIsNotAJSONObjectAreAllMissing() {
         #expect(missingKeys(["a", "data.id"], in: "not json") == ["a", "data.id"])
         #expect(missingKeys(["a"], in: "[1,2]") == ["a"])
@@ -155,6 +163,29 @@ struct ResponseValidatorPipelineTests {
         let result = await connect(transport, validators: [validator]).request(Middleware.Call()).asyncResult
         let failure = try #require(validationFailure(result), "got \(result)")
         #expect(failure.underlying as? Fixtures.TestError == Fixtures.TestError(code: "empty list"))
+    }
+
+    /// Like `decoded(toType:)`, `.basicResponse` decodes with the configuration's decoder unless
+    /// it was given its own.
+    @Test func basicResponseDecodesWithTheConfigurationsDecoderUnlessGivenOne() async throws {
+        struct Envelope: Decodable, Sendable {
+            let requestStatus: String
+        }
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"request_status":"ok"}"#) }
+        let seen = Fixtures.Recorder<String>()
+        let snakeCase = Middleware.connect(transport: transport) {
+            $0.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+            $0.validators = [.basicResponse(Envelope.self) { seen.append($0.requestStatus) }]
+        }
+        _ = try await snakeCase.request(Middleware.Call()).value
+        #expect(seen.values == ["ok"])
+
+        let ownDecoder = Middleware.connect(transport: transport) {
+            $0.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+            $0.validators = [.basicResponse(Envelope.self, decoder: JSONDecoder())]
+        }
+        let result = await ownDecoder.request(Middleware.Call()).asyncResult
+        #expect(validationFailure(result) != nil, "got \(result)")
     }
 
     @Test func basicResponseValidateClosureCanRejectASuccess() async throws {
