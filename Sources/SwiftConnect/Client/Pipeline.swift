@@ -21,8 +21,9 @@ struct Pipeline: Sendable {
     /// (``DebugDescription/isSensitive(name:credentialHeaders:)``): the connector's token header
     /// and the middleware's (``CredentialHeaderNaming``). Treated as `Authorization` is.
     var credentialHeaders: Set<String> = []
-    /// The configuration's decoder, for validators that decode
-    /// (``ResponseValidator/basicResponse(_:decoder:validate:)``); `nil` for a plain one.
+    /// The configuration's decoder, for validators and error handlers that decode
+    /// (``ResponseValidator/basicResponse(_:decoder:validate:)``, ``DecodingErrorHandler``); `nil`
+    /// for a plain one.
     var jsonDecoder: JSONDecoder? = nil
     /// An upload's body, sent with every attempt and kept on `307`/`308` hops; `nil` otherwise.
     var uploadBody: UploadBody? = nil
@@ -100,7 +101,7 @@ struct Pipeline: Sendable {
     /// to the error handler (unless an interceptor accepted the response), then the validators run.
     func validated(_ response: Response, decision: InterceptorDecision) -> Result<Response, any Error> {
         if case .proceed = decision, !acceptableStatusCodes.contains(response.statusCode),
-            let error = errorHandler.handle(response)
+            let error = handledError(response)
         {
             return .failure(error)
         }
@@ -112,6 +113,15 @@ struct Pipeline: Sendable {
             }
         }
         return .success(response)
+    }
+
+    /// The error handler's answer for an unacceptable response; one that decodes gets the
+    /// configuration's decoder.
+    private func handledError(_ response: Response) -> (any Error)? {
+        if let jsonDecoder, let decoding = errorHandler as? ConfigurationDecodingErrorHandler {
+            return decoding.handle(response, configurationDecoder: jsonDecoder)
+        }
+        return errorHandler.handle(response)
     }
 
     /// Sends `request` and follows redirects as the policy says, with ``RedirectSafety``'s rules

@@ -14,12 +14,16 @@ import Foundation
 /// The decoded value is the error observers receive. A body that does not decode goes to
 /// `fallback` (the default ``ErrorHandler``), so the status and body are never lost.
 public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtocol {
-    private let decoder: JSONDecoder
+    private let decoder: JSONDecoder?
     private let fallback: any ErrorHandlerProtocol
 
     /// Creates a handler decoding `type` with `decoder`, and `fallback` for other bodies.
+    ///
+    /// - Parameter decoder: Decodes error bodies; `nil` (the default) uses the `Connect`
+    ///   configuration's `jsonDecoder`, as `decoded(toType:)` does (a plain `JSONDecoder` when
+    ///   ``handle(_:)`` is called directly).
     public init(
-        _ type: Body.Type, decoder: JSONDecoder = JSONDecoder(), fallback: any ErrorHandlerProtocol = ErrorHandler()
+        _ type: Body.Type, decoder: JSONDecoder? = nil, fallback: any ErrorHandlerProtocol = ErrorHandler()
     ) {
         self.decoder = decoder
         self.fallback = fallback
@@ -32,6 +36,18 @@ public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtoco
 
     /// The decoded body, or the fallback's error when the body does not decode.
     public func handle(_ response: Response) -> Error? {
-        (try? decoder.decode(Body.self, from: response.data)) ?? fallback.handle(response)
+        handle(response, configurationDecoder: JSONDecoder())
     }
+}
+
+extension DecodingErrorHandler: ConfigurationDecodingErrorHandler {
+    func handle(_ response: Response, configurationDecoder: JSONDecoder) -> Error? {
+        (try? (decoder ?? configurationDecoder).decode(Body.self, from: response.data)) ?? fallback.handle(response)
+    }
+}
+
+/// An error handler that decodes with the `Connect` configuration's decoder when it was given
+/// none of its own: the pipeline hands it over.
+protocol ConfigurationDecodingErrorHandler {
+    func handle(_ response: Response, configurationDecoder: JSONDecoder) -> Error?
 }

@@ -86,6 +86,26 @@ struct DecodingErrorHandlerPipelineTests {
         #expect(Fixtures.error(of: result) as? APIFailure == APIFailure(message: "bad email", code: 17))
     }
 
+    /// Given no decoder, the handler decodes with the configuration's, as `decoded(toType:)` does;
+    /// one given to it wins.
+    @Test func typedErrorBodyIsDecodedWithTheConfigurationsDecoderUnlessGivenOne() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"error_code":"E42"}"#, status: 400) }
+        let configured = Middleware.connect(transport: transport, errorHandler: DecodingErrorHandler(SnakeFailure.self))
+        {
+            $0.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+        }
+        let result = await configured.request(Middleware.Call()).asyncResult
+        #expect(Fixtures.error(of: result) as? SnakeFailure == SnakeFailure(errorCode: "E42"))
+
+        let own = Middleware.connect(
+            transport: transport, errorHandler: DecodingErrorHandler(SnakeFailure.self, decoder: JSONDecoder())
+        ) {
+            $0.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+        }
+        let fellBack = await own.request(Middleware.Call()).asyncResult
+        #expect((Fixtures.error(of: fellBack) as? ConnectError)?.statusCode == 400)
+    }
+
     @Test func typedErrorAlsoReachesADecodedChain() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"message":"gone","code":4}"#, status: 410) }
         let connect = Middleware.connect(transport: transport, errorHandler: DecodingErrorHandler(APIFailure.self))
