@@ -60,21 +60,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
         case "GET", "HEAD", "POST", "PUT", "DELETE", "CONNECT": return self
         default: break
         }
+        // Method names are tokens, as header names are: the same ASCII-case comparison.
         for method in [HTTPMethod.get, .head, .post, .put, .delete, .connect]
-        where Self.equalIgnoringASCIICase(rawValue, method.rawValue) {
+        where HTTPHeaders.namesMatch(rawValue, method.rawValue) {
             return method
         }
         return self
-    }
-
-    private static func equalIgnoringASCIICase(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count
-            && zip(lhs.utf8, rhs.utf8).allSatisfy { pair in
-                let (left, right) = pair
-                guard left != right else { return true }
-                let lower = left | 0x20
-                return lower == right | 0x20 && lower >= UInt8(ascii: "a") && lower <= UInt8(ascii: "z")
-            }
     }
 
     /// The wire name.
