@@ -163,11 +163,11 @@ public struct RequestParameters {
                 case .data(let data, let contentType): try setBody(data, contentType: contentType)
                 }
             } catch {
-                // What applying them one by one leaves: the path values and query items before it.
+                // What applying them one by one leaves: the path values and query items before it
+                // (bodies are set already; no key repeats before `index`, so none of these throws).
                 for parameter in list[..<index] {
                     switch parameter {
-                    case .query(let key, let value): appendQueryItem(name: key, value: value)
-                    case .path(let key, let value): addedPathValues.append((key, value))
+                    case .query, .path: try parameter.apply(to: &self)
                     case .jsonObject, .form, .data: continue
                     }
                 }
