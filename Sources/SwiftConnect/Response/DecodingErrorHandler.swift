@@ -36,7 +36,7 @@ public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtoco
 
     /// The decoded body, or the fallback's error when the body does not decode.
     public func handle(_ response: Response) -> Error? {
-        handle(response, configurationDecoder: JSONDecoder())
+        handle(response, configurationDecoder: decoder ?? JSONDecoder())
     }
 }
 
