@@ -23,24 +23,26 @@ enum PercentEncoding {
         string.withUTF8 { append($0, keepingEscapes: keepingEscapes, keeping: kept, to: &output) }
     }
 
-    /// Appends `bytes` to `output`, encoding every byte that is not in `kept`. Runs of kept bytes
-    /// are copied whole.
+    /// Appends `bytes` to `output`, encoding every byte that is not in `kept`.
+    ///
+    /// Byte by byte: the names, values and path values of a URL are short, and copying each run
+    /// of kept bytes as a block cost a copy call per run, more than the bytes themselves (about
+    /// 360 instructions of a path-and-query build).
     static func append(
         _ bytes: UnsafeBufferPointer<UInt8>, keepingEscapes: Bool, keeping kept: ASCIISet, to output: inout UTF8Writer
     ) {
-        var runStart = 0
         var index = 0
         while index < bytes.count {
             let byte = bytes[index]
             if kept.contains(byte) {
+                output.append(byte)
                 index += 1
-                continue
-            }
-            if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
-            if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
+            } else if keepingEscapes, byte == UInt8(ascii: "%"), index + 2 < bytes.count,
                 isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2])
             {
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index...index + 2]))
+                output.append(byte)
+                output.append(bytes[index + 1])
+                output.append(bytes[index + 2])
                 index += 3
             } else {
                 output.append(UInt8(ascii: "%"))
@@ -48,9 +50,7 @@ enum PercentEncoding {
                 output.append(hexDigit(byte & 0x0F))
                 index += 1
             }
-            runStart = index
         }
-        if runStart < index { output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index])) }
     }
 
     /// The uppercase hex digit for `nibble` (0...15).
