@@ -77,14 +77,18 @@ enum PercentEncoding {
 
     /// Appends ``pathValue(_:)`` of `value` to `output`: what request building writes.
     static func appendPathValue(_ value: String, to output: inout UTF8Writer) {
-        if value == "." || value == ".." {
-            for _ in value.utf8 {
-                output.append(UInt8(ascii: "%"))
-                output.append(UInt8(ascii: "2"))
-                output.append(UInt8(ascii: "E"))
+        var value = value
+        value.withUTF8 { bytes in
+            // `.` and `..`, read from the bytes: no other string is canonically equivalent to them.
+            if bytes.count <= 2, bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) {
+                for _ in bytes {
+                    output.append(UInt8(ascii: "%"))
+                    output.append(UInt8(ascii: "2"))
+                    output.append(UInt8(ascii: "E"))
+                }
+            } else {
+                append(bytes, keepingEscapes: false, keeping: .unreserved, to: &output)
             }
-        } else {
-            append(value, keeping: .unreserved, to: &output)
         }
     }
 

@@ -54,7 +54,8 @@ enum RequestBuilder {
     ) throws -> URLRequest {
         // As URLSession will send it: a body check on "get" must see GET.
         let method = connector.method.sent
-        guard !method.rawValue.isEmpty, method.rawValue.utf8.allSatisfy(ASCIISet.token.contains) else {
+        var methodName = method.rawValue
+        guard methodName.withUTF8({ !$0.isEmpty && $0.allSatisfy(ASCIISet.token.contains) }) else {
             throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
         }
         if body != nil, !method.allowsBody {
