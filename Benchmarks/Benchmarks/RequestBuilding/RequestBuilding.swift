@@ -83,6 +83,74 @@ enum Handwritten {
     }
 }
 
+/// The least any builder can do for the path-and-query request: one pass into one buffer that
+/// knows the request's shape in advance (no connector, no template, no parameter list, no checks),
+/// encoding the same bytes as Connect, then Foundation's floor. A lower bound for reference, not
+/// a baseline: it shows how much of Connect's time is its own work.
+enum SinglePurpose {
+    /// RFC 3986 unreserved.
+    @inline(__always)
+    static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+            UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    @inline(__always)
+    static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "A") - 10 + nibble
+    }
+
+    @inline(__always)
+    static func write(_ string: String, encoded: Bool, to output: UnsafeMutablePointer<UInt8>, at index: inout Int) {
+        var string = string
+        string.withUTF8 { bytes in
+            for byte in bytes {
+                if !encoded || isUnreserved(byte) {
+                    output[index] = byte
+                    index += 1
+                } else {
+                    output[index] = UInt8(ascii: "%")
+                    output[index + 1] = hexDigit(byte >> 4)
+                    output[index + 2] = hexDigit(byte & 0x0F)
+                    index += 3
+                }
+            }
+        }
+    }
+
+    static func find(userId: Int, todoId: Int) -> URLRequest {
+        // 256 bytes hold this request's URL with room to spare.
+        let string = String(unsafeUninitializedCapacity: 256) { buffer in
+            let output = buffer.baseAddress!
+            var index = 0
+            write("https://api.example.com/v1/users/", encoded: false, to: output, at: &index)
+            write(String(userId), encoded: true, to: output, at: &index)
+            write("/todos/", encoded: false, to: output, at: &index)
+            write(String(todoId), encoded: true, to: output, at: &index)
+            write("?", encoded: false, to: output, at: &index)
+            write("fields", encoded: true, to: output, at: &index)
+            write("=", encoded: false, to: output, at: &index)
+            write("id,title", encoded: true, to: output, at: &index)
+            write("&", encoded: false, to: output, at: &index)
+            write("expand", encoded: true, to: output, at: &index)
+            write("=", encoded: false, to: output, at: &index)
+            write("owner", encoded: true, to: output, at: &index)
+            write("&", encoded: false, to: output, at: &index)
+            write("q", encoded: true, to: output, at: &index)
+            write("=", encoded: false, to: output, at: &index)
+            write("swift 6", encoded: true, to: output, at: &index)
+            return index
+        }
+        return URLRequest(url: URL(string: string)!)
+    }
+}
+
 let benchmarks: @Sendable () -> Void = {
     let connect = Connect()
     let encoder = connect.configuration.jsonEncoder
@@ -138,6 +206,16 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("PathQuery-Foundation-floor", configuration: MicroBenchmark.configuration()) { benchmark in
         for _ in benchmark.scaledIterations {
             blackHole(URLRequest(url: URL(string: finishedURL)!))
+        }
+    }
+
+    // The lower bound above: what code written for this one request spends.
+    guard SinglePurpose.find(userId: 42, todoId: 7).url == URL(string: finishedURL) else {
+        fatalError("the single-purpose builder built \(SinglePurpose.find(userId: 42, todoId: 7).url!)")
+    }
+    Benchmark("PathQuery-SinglePurpose-floor", configuration: MicroBenchmark.configuration()) { benchmark in
+        for _ in benchmark.scaledIterations {
+            blackHole(SinglePurpose.find(userId: 42, todoId: 7))
         }
     }
 
