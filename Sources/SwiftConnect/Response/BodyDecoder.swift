@@ -3,6 +3,8 @@ import Foundation
 /// A body with nothing in it worth decoding: use it for `204 No Content` and other empty
 /// successes, where any other type fails because there is no JSON to decode.
 ///
+/// Decoding `Empty` never reads the body: whatever it holds, JSON or not, is ignored.
+///
 /// ```swift
 /// connect.request(TodoConnector.delete(id: 1)).decoded(toType: Empty.self)
 /// ```

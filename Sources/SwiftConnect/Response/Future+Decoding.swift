@@ -42,6 +42,10 @@ extension Future where Value == Data {
     /// Decodes the body as JSON into `type` if there is a value: an empty body, or a key path that
     /// is missing or `null`, gives `nil`; malformed JSON still fails.
     ///
+    /// Missing means a key the object does not have, or an index past the end of the array. A key
+    /// path that runs into a number, a string, a boolean, or (by name) into an array still fails:
+    /// the body is not shaped as the path says.
+    ///
     /// - Parameters:
     ///   - type: The type to decode.
     ///   - keyPath: Where in the JSON the value sits; `nil` for the whole body.

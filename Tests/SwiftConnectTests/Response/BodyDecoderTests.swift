@@ -285,6 +285,20 @@ struct DecodedIfPresentTests {
         #expect(decodingFailure(Fixtures.error(of: result)) != nil)
     }
 
+    @Test(arguments: [#"{"data":5}"#, #"{"data":"text"}"#, #"{"data":[{"item":1}]}"#])
+    func keyPathThroughAValueThatIsNotAnObjectStillFails(body: String) async throws {
+        // `data` is there, but is no object with keys: the body is not shaped as the path says.
+        let result = await connect(body: body)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "data.item").asyncResult
+        #expect(decodingFailure(Fixtures.error(of: result)) != nil)
+    }
+
+    @Test func indexPastTheEndOfAnArrayIsMissing() async throws {
+        let todo = try await connect(body: #"{"list":[{"id":1,"title":"one"}]}"#)
+            .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "list.5").value
+        #expect(todo == nil)
+    }
+
     @Test func futureOfResponseGivesNilForAnEmptyBody() async throws {
         let todo = try await connect(body: "", status: 204)
             .response(TestConnector()).decodedIfPresent(toType: Todo.self).value
@@ -301,6 +315,12 @@ struct EmptyBodyTests {
 
     @Test func emptyAcceptsAnyJSONBody() async throws {
         let empty = try await connect(body: #"{"ignored":[1,2,3]}"#)
+            .request(TestConnector()).decoded(toType: Empty.self).value
+        #expect(empty == Empty())
+    }
+
+    @Test func emptyIgnoresABodyThatIsNotJSON() async throws {
+        let empty = try await connect(body: "<html>not JSON</html>")
             .request(TestConnector()).decoded(toType: Empty.self).value
         #expect(empty == Empty())
     }
