@@ -278,4 +278,31 @@ let benchmarks: @Sendable () -> Void = {
             })
         benchmark.measurement(timeRatio, Ratio.permille(Double(candidate.cpu), over: Double(baseline.cpu)))
     }
+
+    // The single-purpose builder against the same baseline, in the same way: the lower bound for
+    // the path-and-query ratio (no target; named apart from the judged ratios).
+    let boundRatio = Ratio.metric("SinglePurpose/baseline time x1000", prefersLarger: false)
+    let boundAlternation = Alternation()
+    Benchmark(
+        "Reference-PathQuery-SinglePurpose-over-URLComponents",
+        configuration: MicroBenchmark.configuration([boundRatio], ratios: [boundRatio])
+    ) {
+        benchmark in
+        let (baseline, candidate) = boundAlternation.run(
+            baseline: {
+                Elapsed.measure {
+                    for _ in benchmark.scaledIterations {
+                        blackHole(Handwritten.find(userId: 42, todoId: 7))
+                    }
+                }
+            },
+            candidate: {
+                Elapsed.measure {
+                    for _ in benchmark.scaledIterations {
+                        blackHole(SinglePurpose.find(userId: 42, todoId: 7))
+                    }
+                }
+            })
+        benchmark.measurement(boundRatio, Ratio.permille(Double(candidate.cpu), over: Double(baseline.cpu)))
+    }
 }
