@@ -142,7 +142,7 @@ enum RequestBuilder {
         baseURL: URL, endpoint: String, parameters: RequestParameters, templates: EndpointTemplateCache = .shared
     ) throws -> URL {
         var base = baseURL.absoluteString
-        guard hasHTTPSchemeAndHost(base) else {
+        guard isValidBase(base) else {
             throw ConnectError.invalidRequest(.invalidBaseURL(base))
         }
 
@@ -220,6 +220,19 @@ enum RequestBuilder {
             throw ConnectError.invalidRequest(.invalidURL(urlString))
         }
         return url
+    }
+
+    /// The base URL found valid last. A client builds its requests against one base URL or a few,
+    /// and comparing a string with the one held here (its storage, when it is the same `URL`'s
+    /// string) costs less than checking it again: about 300 instructions a request built.
+    private static let lastValidBase = LockedBox<String?>(nil)
+
+    /// ``hasHTTPSchemeAndHost(_:)``, answered from ``lastValidBase`` when `base` is that string.
+    static func isValidBase(_ base: String) -> Bool {
+        if lastValidBase.withLock({ $0 == base }) { return true }
+        guard hasHTTPSchemeAndHost(base) else { return false }
+        lastValidBase.withLock { $0 = base }
+        return true
     }
 
     /// Whether `absolute`, a URL's `absoluteString`, has the scheme `http` or `https` (any case)

@@ -187,6 +187,28 @@ struct RequestBuilderTests {
         }
     }
 
+    /// The check remembers the base it found valid last: a base checked after it, valid or not,
+    /// must still get its own answer, in any order, from any thread.
+    @Test func rememberedBaseURLNeverAnswersForAnother() async {
+        let bases = [
+            "https://api.example.com/v1", "ftp://api.example.com/v1", "https://api.example.com/v1",
+            "http://", "https://other.test", "https:api.example.com", "https://other.test", "file:///tmp",
+        ]
+        let expected = bases.map(RequestBuilder.hasHTTPSchemeAndHost)
+        #expect(expected.contains(true) && expected.contains(false))
+        await withTaskGroup(of: [Bool].self) { group in
+            for offset in 0..<4 {
+                group.addTask {
+                    (0..<400).map { step in
+                        let index = (step + offset) % bases.count
+                        return RequestBuilder.isValidBase(bases[index]) == expected[index]
+                    }
+                }
+            }
+            for await answers in group { #expect(answers.allSatisfy { $0 }) }
+        }
+    }
+
     /// Random strings made of the characters that matter to a URL's scheme and authority.
     @Test func baseURLCheckAgreesWithFoundationOnRandomURLs() {
         let schemes = ["http", "https", "HTTPs", "ftp", "", "h.test"]
