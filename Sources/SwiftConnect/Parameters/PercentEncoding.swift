@@ -19,8 +19,7 @@ enum PercentEncoding {
     static func append(
         _ string: String, keepingEscapes: Bool = false, keeping kept: ASCIISet, to output: inout UTF8Writer
     ) {
-        var string = string
-        string.withUTF8 { append($0, keepingEscapes: keepingEscapes, keeping: kept, to: &output) }
+        string.withUTF8Bytes { append($0, keepingEscapes: keepingEscapes, keeping: kept, to: &output) }
     }
 
     /// Appends `bytes` to `output`, encoding every byte that is not in `kept`.
@@ -77,8 +76,7 @@ enum PercentEncoding {
 
     /// Appends ``pathValue(_:)`` of `value` to `output`: what request building writes.
     static func appendPathValue(_ value: String, to output: inout UTF8Writer) {
-        var value = value
-        value.withUTF8 { bytes in
+        value.withUTF8Bytes { bytes in
             // `.` and `..`, read from the bytes: no other string is canonically equivalent to them.
             if bytes.count <= 2, bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) {
                 for _ in bytes {

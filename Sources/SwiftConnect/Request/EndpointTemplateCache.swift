@@ -43,10 +43,8 @@ struct EndpointTemplateCache: Sendable {
         var endpoint: String
 
         static func == (lhs: Key, rhs: Key) -> Bool {
-            var lhs = lhs.endpoint
-            var rhs = rhs.endpoint
-            return lhs.withUTF8 { lhs in
-                rhs.withUTF8 { rhs in
+            lhs.endpoint.withUTF8Bytes { lhs in
+                rhs.endpoint.withUTF8Bytes { rhs in
                     guard lhs.count == rhs.count else { return false }
                     guard lhs.count > 0, let left = lhs.baseAddress, let right = rhs.baseAddress, left != right
                     else { return true }
@@ -56,8 +54,7 @@ struct EndpointTemplateCache: Sendable {
         }
 
         func hash(into hasher: inout Hasher) {
-            var endpoint = endpoint
-            endpoint.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+            endpoint.withUTF8Bytes { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
     }
 

@@ -54,8 +54,7 @@ enum RequestBuilder {
     ) throws -> URLRequest {
         // As URLSession will send it: a body check on "get" must see GET.
         let method = connector.method.sent
-        var methodName = method.rawValue
-        guard methodName.withUTF8({ !$0.isEmpty && $0.allSatisfy(ASCIISet.token.contains) }) else {
+        guard method.rawValue.withUTF8Bytes({ !$0.isEmpty && $0.allSatisfy(ASCIISet.token.contains) }) else {
             throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
         }
         if body != nil, !method.allowsBody {
@@ -246,8 +245,7 @@ enum RequestBuilder {
     /// a percent escape is left to `URL`: `host` is `nil` when the escapes do not decode to UTF-8
     /// (`http://%80/`).
     static func hasHTTPSchemeAndHost(_ absolute: String) -> Bool {
-        var bytesOfAbsolute = absolute
-        let answer: Bool? = bytesOfAbsolute.withUTF8 { bytes in
+        let answer: Bool? = absolute.withUTF8Bytes { bytes in
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")),
                 isHTTP(UnsafeBufferPointer(rebasing: bytes[..<colon])),
                 bytes.count >= colon + 3, bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")

@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import SwiftConnect
@@ -97,5 +98,23 @@ struct UTF8WriterTests {
                 output.append(String(repeating: "x", count: count))
             }
         }
+    }
+}
+
+@Suite("String.withUTF8Bytes")
+struct WithUTF8BytesTests {
+    /// Small, native, substring-made, bridged and empty strings: each lends exactly its UTF-8.
+    @Test(arguments: [
+        "", "small", "é and 日本", String(repeating: "a native string longer than fifteen bytes ", count: 3),
+        String("a string made from a longer substring, past its start".dropFirst(7)),
+        String(NSString(string: "bridged from NSString, é 日本")),
+    ])
+    func lendsTheStringsUTF8(string: String) {
+        #expect(string.withUTF8Bytes { Array($0) } == Array(string.utf8))
+    }
+
+    @Test func passesOnWhatTheBodyThrows() {
+        struct Stop: Error {}
+        #expect(throws: Stop.self) { try "bytes".withUTF8Bytes { _ in throw Stop() } }
     }
 }
