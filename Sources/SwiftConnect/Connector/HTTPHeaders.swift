@@ -79,16 +79,13 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByArrayLiter
     /// ASCII). Byte by byte: Foundation's `caseInsensitiveCompare` bridges to NSString and folds
     /// Unicode, and on Linux cost about 9,000 instructions a comparison.
     static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        var left = lhs.utf8.makeIterator()
-        var right = rhs.utf8.makeIterator()
-        while true {
-            switch (left.next(), right.next()) {
-            case (nil, nil):
+        lhs.withUTF8Bytes { left in
+            rhs.withUTF8Bytes { right in
+                guard left.count == right.count else { return false }
+                for index in left.indices where left[index] != right[index] {
+                    if Self.lowercased(left[index]) != Self.lowercased(right[index]) { return false }
+                }
                 return true
-            case (let a?, let b?):
-                if a != b, Self.lowercased(a) != Self.lowercased(b) { return false }
-            default:
-                return false
             }
         }
     }
