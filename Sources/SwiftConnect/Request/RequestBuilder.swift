@@ -141,7 +141,7 @@ enum RequestBuilder {
         baseURL: URL, endpoint: String, parameters: RequestParameters, templates: EndpointTemplateCache = .shared
     ) throws -> URL {
         var base = baseURL.absoluteString
-        guard isValidBase(base) else {
+        guard let layout = validBaseLayout(base) else {
             throw ConnectError.invalidRequest(.invalidBaseURL(base))
         }
 
@@ -177,10 +177,8 @@ enum RequestBuilder {
             // The base's path-ending prefix and its own query; any fragment is dropped. (A slot's
             // value never encodes to nothing and literal pieces are never empty, so the filled
             // path, or endpoint query, is empty exactly when the template's is.)
-            let end = base.firstIndex(of: UInt8(ascii: "#")) ?? base.count
-            let question = base[..<end].firstIndex(of: UInt8(ascii: "?"))
-            let prefix = UnsafeBufferPointer(rebasing: base[..<(question ?? end)])
-            let baseQuery = UnsafeBufferPointer(rebasing: base[(question.map { $0 + 1 } ?? end)..<end])
+            let prefix = UnsafeBufferPointer(rebasing: base[..<layout.prefixEnd])
+            let baseQuery = UnsafeBufferPointer(rebasing: base[layout.queryStart..<layout.queryEnd])
             let prefixEndsWithSlash = prefix.last == UInt8(ascii: "/")
 
             return try UTF8Writer.string { output in
@@ -221,17 +219,38 @@ enum RequestBuilder {
         return url
     }
 
-    /// The base URL found valid last. A client builds its requests against one base URL or a few,
-    /// and comparing a string with the one held here (its storage, when it is the same `URL`'s
-    /// string) costs less than checking it again: about 300 instructions a request built.
-    private static let lastValidBase = LockedBox<String?>(nil)
+    /// Where the parts of a base URL's string end, in its UTF-8 bytes: the prefix a request's
+    /// path follows (`..<prefixEnd`), then its own query (`queryStart..<queryEnd`, empty when it
+    /// has none); a fragment, after `queryEnd`, is dropped.
+    struct BaseURLLayout: Equatable {
+        let prefixEnd: Int
+        let queryStart: Int
+        let queryEnd: Int
 
-    /// ``hasHTTPSchemeAndHost(_:)``, answered from ``lastValidBase`` when `base` is that string.
-    static func isValidBase(_ base: String) -> Bool {
-        if lastValidBase.withLock({ $0 == base }) { return true }
-        guard hasHTTPSchemeAndHost(base) else { return false }
-        lastValidBase.withLock { $0 = base }
-        return true
+        /// The layout of `bytes`, a base URL's string.
+        init(of bytes: UnsafeBufferPointer<UInt8>) {
+            let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            let question = bytes[..<end].firstIndex(of: UInt8(ascii: "?"))
+            prefixEnd = question ?? end
+            queryStart = question.map { $0 + 1 } ?? end
+            queryEnd = end
+        }
+    }
+
+    /// The base URL found valid last, with its layout. A client builds its requests against one
+    /// base URL or a few, and comparing a string with the one held here (its storage, when it is
+    /// the same `URL`'s string) costs less than checking and scanning it again: about 500
+    /// instructions a request built.
+    private static let lastValidBase = LockedBox<(base: String, layout: BaseURLLayout)?>(nil)
+
+    /// The layout of `base` if ``hasHTTPSchemeAndHost(_:)``, else `nil`; answered from
+    /// ``lastValidBase`` when `base` is that string.
+    static func validBaseLayout(_ base: String) -> BaseURLLayout? {
+        if let layout = lastValidBase.withLock({ $0?.base == base ? $0?.layout : nil }) { return layout }
+        guard hasHTTPSchemeAndHost(base) else { return nil }
+        let layout = base.withUTF8Bytes(BaseURLLayout.init(of:))
+        lastValidBase.withLock { $0 = (base, layout) }
+        return layout
     }
 
     /// Whether `absolute`, a URL's `absoluteString`, has the scheme `http` or `https` (any case)

@@ -187,21 +187,27 @@ struct RequestBuilderTests {
         }
     }
 
-    /// The check remembers the base it found valid last: a base checked after it, valid or not,
-    /// must still get its own answer, in any order, from any thread.
+    /// The check remembers the base it found valid last, with its layout: a base checked after it,
+    /// valid or not, must still get its own answer and layout, in any order, from any thread.
     @Test func rememberedBaseURLNeverAnswersForAnother() async {
         let bases = [
             "https://api.example.com/v1", "ftp://api.example.com/v1", "https://api.example.com/v1",
-            "http://", "https://other.test", "https:api.example.com", "https://other.test", "file:///tmp",
+            "http://", "https://other.test?key=1", "https:api.example.com", "https://other.test?key=1",
+            "https://h.test/a?q#frag", "file:///tmp", "https://h.test/a#frag?not-a-query",
         ]
-        let expected = bases.map(RequestBuilder.hasHTTPSchemeAndHost)
-        #expect(expected.contains(true) && expected.contains(false))
+        let expected = bases.map { base in
+            RequestBuilder.hasHTTPSchemeAndHost(base) ? base.withUTF8Bytes(RequestBuilder.BaseURLLayout.init(of:)) : nil
+        }
+        #expect(expected.contains(nil) && expected.contains { $0 != nil })
+        // "https://h.test/a" is 16 bytes: then "?q" (a query) and "#frag"; a `?` after `#` is no query.
+        #expect(expected[7].map { [$0.prefixEnd, $0.queryStart, $0.queryEnd] } == [16, 17, 18])
+        #expect(expected[9].map { [$0.prefixEnd, $0.queryStart, $0.queryEnd] } == [16, 16, 16])
         await withTaskGroup(of: [Bool].self) { group in
             for offset in 0..<4 {
                 group.addTask {
                     (0..<400).map { step in
                         let index = (step + offset) % bases.count
-                        return RequestBuilder.isValidBase(bases[index]) == expected[index]
+                        return RequestBuilder.validBaseLayout(bases[index]) == expected[index]
                     }
                 }
             }
