@@ -43,14 +43,7 @@ struct EndpointTemplateCache: Sendable {
         var endpoint: String
 
         static func == (lhs: Key, rhs: Key) -> Bool {
-            lhs.endpoint.withUTF8Bytes { lhs in
-                rhs.endpoint.withUTF8Bytes { rhs in
-                    guard lhs.count == rhs.count else { return false }
-                    guard lhs.count > 0, let left = lhs.baseAddress, let right = rhs.baseAddress, left != right
-                    else { return true }
-                    return memcmp(left, right, lhs.count) == 0
-                }
-            }
+            lhs.endpoint.hasSameUTF8(as: rhs.endpoint)
         }
 
         func hash(into hasher: inout Hasher) {

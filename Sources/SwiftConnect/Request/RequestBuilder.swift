@@ -238,15 +238,18 @@ enum RequestBuilder {
     }
 
     /// The base URL found valid last, with its layout. A client builds its requests against one
-    /// base URL or a few, and comparing a string with the one held here (its storage, when it is
-    /// the same `URL`'s string) costs less than checking and scanning it again: about 500
-    /// instructions a request built.
+    /// base URL or a few, and comparing a string's bytes with the one held here (nothing, when it
+    /// is the same `URL`'s string) costs less than checking and scanning it again: about 500
+    /// instructions a request built. Bytes, not `==`: the layout is a set of byte offsets.
     private static let lastValidBase = LockedBox<(base: String, layout: BaseURLLayout)?>(nil)
 
     /// The layout of `base` if ``hasHTTPSchemeAndHost(_:)``, else `nil`; answered from
     /// ``lastValidBase`` when `base` is that string.
     static func validBaseLayout(_ base: String) -> BaseURLLayout? {
-        if let layout = lastValidBase.withLock({ $0?.base == base ? $0?.layout : nil }) { return layout }
+        let remembered = lastValidBase.withLock { last in
+            last.flatMap { $0.base.hasSameUTF8(as: base) ? $0.layout : nil }
+        }
+        if let remembered { return remembered }
         guard hasHTTPSchemeAndHost(base) else { return nil }
         let layout = base.withUTF8Bytes(BaseURLLayout.init(of:))
         lastValidBase.withLock { $0 = (base, layout) }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Builds a string from bytes, without building it piece by piece (each `+=` may reallocate) or
 /// in a `[UInt8]` that is then copied into a `String`.
 ///
@@ -113,5 +115,19 @@ extension String {
         if let result = try utf8.withContiguousStorageIfAvailable(body) { return result }
         var contiguous = self
         return try contiguous.withUTF8(body)
+    }
+
+    /// Whether the two strings have the same UTF-8 bytes. Unlike `==`, which holds canonically
+    /// equivalent strings equal (`"caf\u{E9}"` and `"cafe\u{301}"`), this compares what is written
+    /// into a URL; and when both strings share their storage, it compares nothing.
+    func hasSameUTF8(as other: String) -> Bool {
+        withUTF8Bytes { bytes in
+            other.withUTF8Bytes { otherBytes in
+                guard bytes.count == otherBytes.count else { return false }
+                guard bytes.count > 0, let left = bytes.baseAddress, let right = otherBytes.baseAddress, left != right
+                else { return true }
+                return memcmp(left, right, bytes.count) == 0
+            }
+        }
     }
 }

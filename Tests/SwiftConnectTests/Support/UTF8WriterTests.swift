@@ -113,6 +113,17 @@ struct WithUTF8BytesTests {
         #expect(string.withUTF8Bytes { Array($0) } == Array(string.utf8))
     }
 
+    @Test func sameUTF8ComparesBytesNotCanonicalEquivalence() {
+        let composed = "https://h.test/caf\u{E9}"
+        let decomposed = "https://h.test/cafe\u{301}"
+        #expect(composed == decomposed)  // what `==` says
+        #expect(!composed.hasSameUTF8(as: decomposed))
+        let long = String(repeating: "https://h.test/v1/", count: 3)
+        let copy = String(decoding: Array(long.utf8), as: UTF8.self)  // other storage, same bytes
+        #expect(long.hasSameUTF8(as: long) && long.hasSameUTF8(as: copy) && "".hasSameUTF8(as: ""))
+        #expect(!long.hasSameUTF8(as: long + "x") && !"ab".hasSameUTF8(as: "aB"))
+    }
+
     @Test func passesOnWhatTheBodyThrows() {
         struct Stop: Error {}
         #expect(throws: Stop.self) { try "bytes".withUTF8Bytes { _ in throw Stop() } }
