@@ -229,80 +229,55 @@ let benchmarks: @Sendable () -> Void = {
     // wall time: the work is single-threaded, and CPU time leaves out the time the thread sat
     // preempted by other processes on this shared machine.
 
-    let timeRatio = Ratio.metric("Connect/baseline time x1000", prefersLarger: false)
-    let buildAlternation = Alternation()
-    Benchmark(
-        "Ratio-Build-Connect-over-Foundation",
-        configuration: MicroBenchmark.configuration([timeRatio], ratios: [timeRatio])
+    /// A benchmark recording `metric`: `candidate`'s CPU time over `baseline`'s, in thousandths.
+    /// Each side runs the iteration's `scaledIterations` itself, so the loops stay in its code.
+    func cpuRatio(
+        _ name: String, _ metric: BenchmarkMetric, baseline: @escaping (Benchmark) throws -> Void,
+        candidate: @escaping (Benchmark) throws -> Void
     ) {
-        benchmark in
-        let (baseline, candidate) = try buildAlternation.run(
-            baseline: {
-                try Elapsed.measure {
-                    for _ in benchmark.scaledIterations {
-                        blackHole(try Handwritten.update(userId: 42, todoId: 7, draft: draft, encoder: encoder))
-                    }
-                }
-            },
-            candidate: {
-                try Elapsed.measure {
-                    for _ in benchmark.scaledIterations {
-                        blackHole(
-                            try connect.urlRequest(for: TodoConnector.update(userId: 42, todoId: 7, draft: draft)))
-                    }
-                }
-            })
-        benchmark.measurement(timeRatio, Ratio.permille(Double(candidate.cpu), over: Double(baseline.cpu)))
+        let alternation = Alternation()
+        Benchmark(name, configuration: MicroBenchmark.configuration([metric], ratios: [metric])) { benchmark in
+            let (baselineTime, candidateTime) = try alternation.run(
+                baseline: { try Elapsed.measure { try baseline(benchmark) } },
+                candidate: { try Elapsed.measure { try candidate(benchmark) } })
+            benchmark.measurement(metric, Ratio.permille(Double(candidateTime.cpu), over: Double(baselineTime.cpu)))
+        }
     }
 
-    let pathAlternation = Alternation()
-    Benchmark(
-        "Ratio-PathQuery-Connect-over-URLComponents",
-        configuration: MicroBenchmark.configuration([timeRatio], ratios: [timeRatio])
-    ) {
-        benchmark in
-        let (baseline, candidate) = try pathAlternation.run(
-            baseline: {
-                Elapsed.measure {
-                    for _ in benchmark.scaledIterations {
-                        blackHole(Handwritten.find(userId: 42, todoId: 7))
-                    }
-                }
-            },
-            candidate: {
-                try Elapsed.measure {
-                    for _ in benchmark.scaledIterations {
-                        blackHole(try connect.urlRequest(for: TodoConnector.find(userId: 42, todoId: 7)))
-                    }
-                }
-            })
-        benchmark.measurement(timeRatio, Ratio.permille(Double(candidate.cpu), over: Double(baseline.cpu)))
-    }
+    let timeRatio = Ratio.metric("Connect/baseline time x1000", prefersLarger: false)
+    cpuRatio(
+        "Ratio-Build-Connect-over-Foundation", timeRatio,
+        baseline: { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try Handwritten.update(userId: 42, todoId: 7, draft: draft, encoder: encoder))
+            }
+        },
+        candidate: { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try connect.urlRequest(for: TodoConnector.update(userId: 42, todoId: 7, draft: draft)))
+            }
+        })
+
+    cpuRatio(
+        "Ratio-PathQuery-Connect-over-URLComponents", timeRatio,
+        baseline: { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(Handwritten.find(userId: 42, todoId: 7)) }
+        },
+        candidate: { benchmark in
+            for _ in benchmark.scaledIterations {
+                blackHole(try connect.urlRequest(for: TodoConnector.find(userId: 42, todoId: 7)))
+            }
+        })
 
     // The single-purpose builder against the same baseline, in the same way: the lower bound for
     // the path-and-query ratio (no target; named apart from the judged ratios).
-    let boundRatio = Ratio.metric("SinglePurpose/baseline time x1000", prefersLarger: false)
-    let boundAlternation = Alternation()
-    Benchmark(
+    cpuRatio(
         "Reference-PathQuery-SinglePurpose-over-URLComponents",
-        configuration: MicroBenchmark.configuration([boundRatio], ratios: [boundRatio])
-    ) {
-        benchmark in
-        let (baseline, candidate) = boundAlternation.run(
-            baseline: {
-                Elapsed.measure {
-                    for _ in benchmark.scaledIterations {
-                        blackHole(Handwritten.find(userId: 42, todoId: 7))
-                    }
-                }
-            },
-            candidate: {
-                Elapsed.measure {
-                    for _ in benchmark.scaledIterations {
-                        blackHole(SinglePurpose.find(userId: 42, todoId: 7))
-                    }
-                }
-            })
-        benchmark.measurement(boundRatio, Ratio.permille(Double(candidate.cpu), over: Double(baseline.cpu)))
-    }
+        Ratio.metric("SinglePurpose/baseline time x1000", prefersLarger: false),
+        baseline: { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(Handwritten.find(userId: 42, todoId: 7)) }
+        },
+        candidate: { benchmark in
+            for _ in benchmark.scaledIterations { blackHole(SinglePurpose.find(userId: 42, todoId: 7)) }
+        })
 }
