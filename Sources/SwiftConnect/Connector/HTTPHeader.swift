@@ -31,7 +31,7 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// (RFC 9110 §5.5: CR, LF and NUL would split or cut the header; the others are not allowed
     /// either, and servers and proxies disagree on what to do with them).
     var isValid: Bool {
-        !name.isEmpty && name.utf8.allSatisfy(ASCIISet.token.contains)
+        ASCIISet.isToken(name)
             && !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 }

@@ -54,7 +54,7 @@ enum RequestBuilder {
     ) throws -> URLRequest {
         // As URLSession will send it: a body check on "get" must see GET.
         let method = connector.method.sent
-        guard method.rawValue.withUTF8Bytes({ !$0.isEmpty && $0.allSatisfy(ASCIISet.token.contains) }) else {
+        guard ASCIISet.isToken(method.rawValue) else {
             throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
         }
         if body != nil, !method.allowsBody {

@@ -32,6 +32,12 @@ struct ASCIISet: Sendable {
     /// ``!#$%&'*+-.^_`|~``.
     static let token = ASCIISet(low: 0x03FF_6CFA_0000_0000, high: 0x57FF_FFFF_C7FF_FFFE)
 
+    /// Whether `string` is an RFC 9110 token, as a method or a header name must be: one or more
+    /// ``token`` bytes.
+    static func isToken(_ string: String) -> Bool {
+        string.withUTF8Bytes { !$0.isEmpty && $0.allSatisfy(token.contains) }
+    }
+
     /// RFC 2046 bchars, the characters of a multipart boundary: ALPHA / DIGIT and
     /// `'()+_,-./:=?` and space.
     static let boundary = ASCIISet(low: 0xA7FF_FB81_0000_0000, high: 0x07FF_FFFE_87FF_FFFE)
