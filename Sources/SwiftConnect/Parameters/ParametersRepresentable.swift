@@ -147,31 +147,35 @@ public struct RequestParameters {
             return
         }
         var hasQueryItem = false
-        for index in list.indices {
-            do {
-                switch list[index] {
-                case .query:
-                    hasQueryItem = true
-                case .path(let key, _):
-                    for earlier in list[..<index] {
-                        if case .path(key, _) = earlier {
-                            throw ConnectError.invalidRequest(.duplicatePathParameter(key: key))
+        // Through the buffer, as the readers below: a `for` or a subscript of the array copies
+        // each parameter it reads.
+        try list.withUnsafeBufferPointer { list in
+            for index in list.indices {
+                do {
+                    switch list[index] {
+                    case .query:
+                        hasQueryItem = true
+                    case .path(let key, _):
+                        for earlier in list.indices.prefix(upTo: index) {
+                            if case .path(key, _) = list[earlier] {
+                                throw ConnectError.invalidRequest(.duplicatePathParameter(key: key))
+                            }
+                        }
+                    case .jsonObject(let value): try setJSONBody(value)
+                    case .form(let key, let value): try appendFormField(name: key, value: value)
+                    case .data(let data, let contentType): try setBody(data, contentType: contentType)
+                    }
+                } catch {
+                    // What applying them one by one leaves: the path values and query items before it
+                    // (bodies are set already; no key repeats before `index`, so none of these throws).
+                    for parameter in list[..<index] {
+                        switch parameter {
+                        case .query, .path: try parameter.apply(to: &self)
+                        case .jsonObject, .form, .data: continue
                         }
                     }
-                case .jsonObject(let value): try setJSONBody(value)
-                case .form(let key, let value): try appendFormField(name: key, value: value)
-                case .data(let data, let contentType): try setBody(data, contentType: contentType)
+                    throw error
                 }
-            } catch {
-                // What applying them one by one leaves: the path values and query items before it
-                // (bodies are set already; no key repeats before `index`, so none of these throws).
-                for parameter in list[..<index] {
-                    switch parameter {
-                    case .query, .path: try parameter.apply(to: &self)
-                    case .jsonObject, .form, .data: continue
-                    }
-                }
-                throw error
             }
         }
         adopted = list
@@ -190,9 +194,15 @@ public struct RequestParameters {
 
     /// The value given for the slot `{key}`, if any.
     func value(forSlot key: String) -> String? {
-        for parameter in adopted {
-            if case .path(key, let value) = parameter { return value }
+        // Through the buffer: a `for` over the array copied each parameter read (about 100
+        // instructions a request built).
+        let found: String? = adopted.withUnsafeBufferPointer { list in
+            for index in list.indices {
+                if case .path(let name, let value) = list[index], name == key { return value }
+            }
+            return nil
         }
+        if let found { return found }
         for (name, value) in addedPathValues where name == key { return value }
         return nil
     }
@@ -202,6 +212,22 @@ public struct RequestParameters {
     var hasQuery: Bool {
         // An adopted item always has a value (`Parameter.query`'s is not optional).
         adoptedHasQueryItem || addedQueryItems.contains { !$0.name.isEmpty || $0.value != nil }
+    }
+
+    /// Appends the query items to `output` as a query string (``PercentEncoding/queryString(_:)``
+    /// of ``queryItems``), reading them as ``forEachQueryItem(_:)`` does.
+    func appendQueryString(to output: inout UTF8Writer) {
+        let start = output.count
+        adopted.withUnsafeBufferPointer { adopted in
+            for index in adopted.indices {
+                if case .query(let name, let value) = adopted[index] {
+                    PercentEncoding.appendQueryItem(name: name, value: value, to: &output, joinedAfter: start)
+                }
+            }
+        }
+        for item in addedQueryItems {
+            PercentEncoding.appendQueryItem(name: item.name, value: item.value, to: &output, joinedAfter: start)
+        }
     }
 
     /// Calls `body` with each query item's name and value, in the order they were given.

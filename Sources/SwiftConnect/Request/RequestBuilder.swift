@@ -155,18 +155,22 @@ enum RequestBuilder {
         // A slot without a value throws from the writer's first pass, which visits the slots in
         // the order they are written — path, then query — so the first missing one is reported.
         func write(_ pieces: [EndpointTemplate.Piece], isQuery: Bool, to output: inout UTF8Writer) throws {
-            for piece in pieces {
-                switch piece {
-                case .literal(let encoded):
-                    output.append(encoded)
-                case .slot(let name):
-                    guard let value = parameters.value(forSlot: name) else {
-                        throw ConnectError.invalidRequest(.missingPathValue(slot: name))
-                    }
-                    if isQuery {
-                        PercentEncoding.append(value, keeping: .unreserved, to: &output)
-                    } else {
-                        PercentEncoding.appendPathValue(value, to: &output)
+            // Through the buffer: a `for` over the array copies each piece, a retain and a release
+            // of its string (about 180 instructions a request built).
+            try pieces.withUnsafeBufferPointer { pieces in
+                for index in pieces.indices {
+                    switch pieces[index] {
+                    case .literal(let encoded):
+                        output.append(encoded)
+                    case .slot(let name):
+                        guard let value = parameters.value(forSlot: name) else {
+                            throw ConnectError.invalidRequest(.missingPathValue(slot: name))
+                        }
+                        if isQuery {
+                            PercentEncoding.append(value, keeping: .unreserved, to: &output)
+                        } else {
+                            PercentEncoding.appendPathValue(value, to: &output)
+                        }
                     }
                 }
             }
@@ -205,10 +209,7 @@ enum RequestBuilder {
                 }
                 if hasItemsQuery {
                     output.append(separator)
-                    let start = output.count
-                    parameters.forEachQueryItem { name, value in
-                        PercentEncoding.appendQueryItem(name: name, value: value, to: &output, joinedAfter: start)
-                    }
+                    parameters.appendQueryString(to: &output)
                 }
             }
         }
