@@ -53,6 +53,8 @@ public struct RequestParameters {
     private var adopted: [Parameter] = []
     /// Whether `adopted` holds a query item.
     private var adoptedHasQueryItem = false
+    /// The number of path values in `adopted`.
+    private var adoptedPathValueCount = 0
     /// Path values given one at a time, after those of `adopted`.
     private var addedPathValues: [(key: String, value: String)] = []
     /// Query items given one at a time, after those of `adopted`.
@@ -147,6 +149,7 @@ public struct RequestParameters {
             return
         }
         var hasQueryItem = false
+        var pathValueCount = 0
         // Through the buffer, as the readers below: a `for` or a subscript of the array copies
         // each parameter it reads.
         try list.withUnsafeBufferPointer { list in
@@ -156,6 +159,7 @@ public struct RequestParameters {
                     case .query:
                         hasQueryItem = true
                     case .path(let key, _):
+                        pathValueCount += 1
                         for earlier in list.indices.prefix(upTo: index) {
                             if case .path(key, _) = list[earlier] {
                                 throw ConnectError.invalidRequest(.duplicatePathParameter(key: key))
@@ -180,6 +184,7 @@ public struct RequestParameters {
         }
         adopted = list
         adoptedHasQueryItem = hasQueryItem
+        adoptedPathValueCount = pathValueCount
     }
 
     // MARK: Reading, for request building
@@ -191,6 +196,9 @@ public struct RequestParameters {
         }
         for (key, value) in addedPathValues { try body(key, value) }
     }
+
+    /// The number of path values given.
+    var pathValueCount: Int { adoptedPathValueCount + addedPathValues.count }
 
     /// The value given for the slot `{key}`, if any.
     func value(forSlot key: String) -> String? {

@@ -21,6 +21,8 @@ final class EndpointTemplate: Sendable {
     let query: [Piece]
     /// Every slot name, in order of appearance.
     let slots: [String]
+    /// The number of different slot names (a name may fill more than one slot).
+    let distinctSlotCount: Int
     /// Whether the path starts with `/` (its first piece is a literal that does).
     let pathStartsWithSlash: Bool
 
@@ -96,6 +98,7 @@ final class EndpointTemplate: Sendable {
         self.path = path
         self.query = query
         self.slots = slots
+        distinctSlotCount = Set(slots).count
         if case .literal(let text)? = path.first {
             pathStartsWithSlash = text.utf8.first == UInt8(ascii: "/")
         } else {

@@ -249,6 +249,55 @@ struct RequestBuilderTests {
         #expect(rejectionReason(building: built) == .missingPathValue(slot: missing))
     }
 
+    /// Path values given one at a time, as a type of one's own would give them (not a list kept
+    /// whole).
+    struct PathValuesOneByOne: ParametersRepresentable {
+        let values: [(key: String, value: String)]
+        func apply(to parameters: inout RequestParameters) throws {
+            for (key, value) in values { try parameters.setPathValue(value, forKey: key) }
+        }
+    }
+
+    /// Path values are checked while the slots are filled, yet the error is the one a check of
+    /// every value before writing reports: the first unused or empty value in the order given,
+    /// and only then the first slot without a value. Each case is given as a list kept whole and
+    /// one value at a time.
+    @Test(
+        arguments: [
+            // Every slot filled, one value over.
+            ([("userId", "1"), ("todoId", "2"), ("ownerId", "3"), ("extra", "4")], .unusedPathParameter(key: "extra")),
+            // An unused value and a missing slot, in either order.
+            ([("extra", "4"), ("userId", "1")], .unusedPathParameter(key: "extra")),
+            ([("userId", "1"), ("extra", "4")], .unusedPathParameter(key: "extra")),
+            // An empty value and an unused one: the first given is reported.
+            ([("userId", ""), ("extra", "4")], .emptyPathValue(key: "userId")),
+            ([("extra", "4"), ("userId", "")], .unusedPathParameter(key: "extra")),
+            // An empty value for the query's slot, every slot filled.
+            ([("userId", "1"), ("todoId", "2"), ("ownerId", "")], .emptyPathValue(key: "ownerId")),
+            // An empty value and a missing slot that the URL reaches first: the empty value.
+            ([("ownerId", ""), ("userId", "1")], .emptyPathValue(key: "ownerId")),
+            ([("userId", "1"), ("todoId", "")], .emptyPathValue(key: "todoId")),
+        ] as [([(String, String)], InvalidRequestReason)])
+    func pathValueErrorsAreThoseOfACheckBeforeWriting(given values: [(String, String)], expected: InvalidRequestReason)
+    {
+        let endpoint = "/users/{userId}/todos/{todoId}?owner={ownerId}"
+        let kept = CompositeParameters(values.map { Parameter.path(key: $0.0, value: $0.1) })
+        #expect(rejectionReason(building: connector(endpoint, kept)) == expected)
+        let oneByOne = PathValuesOneByOne(values: values.map { (key: $0.0, value: $0.1) })
+        #expect(rejectionReason(building: connector(endpoint, oneByOne)) == expected)
+    }
+
+    /// A name may fill several slots: one value serves them all, and a value of another name is
+    /// still reported unused.
+    @Test func aNameFillingSeveralSlotsTakesOneValue() throws {
+        let endpoint = "/a/{id}/b/{id}?c={id}"
+        #expect(
+            try builtURL(connector(endpoint, Parameter.path(key: "id", value: "7")))
+                == "https://api.example.com/a/7/b/7?c=7")
+        let extra = CompositeParameters(.path(key: "id", value: "7"), .path(key: "other", value: "8"))
+        #expect(rejectionReason(building: connector(endpoint, extra)) == .unusedPathParameter(key: "other"))
+    }
+
     // MARK: Rejections: nothing is sent
 
     /// One way a connector can be invalid, and the reason it must be rejected with.
