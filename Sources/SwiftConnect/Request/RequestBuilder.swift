@@ -63,7 +63,10 @@ enum RequestBuilder {
 
         let url = try makeURL(
             baseURL: baseURL ?? connector.baseURL, endpoint: connector.endpoint, parameters: parameters)
-        var request = URLRequest(url: url)
+        // Handed over, not copied: a `let` lives to the end of its scope, so passing `url` as it
+        // is retained it for the request and released it on return (an atomic pair, about 75
+        // instructions a request built).
+        var request = URLRequest(url: consume url)
         // URLRequest's method is GET already; setting it copies the underlying NSURLRequest
         // (about 4,000 instructions on Linux).
         if method.rawValue != "GET" { request.httpMethod = method.rawValue }
