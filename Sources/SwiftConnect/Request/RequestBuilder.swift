@@ -55,7 +55,8 @@ enum RequestBuilder {
         body: RequestBody?,
         defaultHeaders: [HTTPHeader] = [],
         timeout: TimeInterval? = nil,
-        baseURL: URL? = nil
+        baseURL: URL? = nil,
+        cache: RequestBuildCache = .shared
     ) throws -> URLRequest {
         // As URLSession will send it: a body check on "get" must see GET.
         let method = connector.method.sent
@@ -66,8 +67,13 @@ enum RequestBuilder {
             throw ConnectError.invalidRequest(.bodyNotAllowed(method: method.rawValue))
         }
 
+        let base = (baseURL ?? connector.baseURL).absoluteString
+        let endpoint = connector.endpoint
+        let (layout, template, isUnauthorizedType) = cache.recall(
+            base: base, endpoint: endpoint, connectorType: ObjectIdentifier(C.self))
         let url = try makeURL(
-            baseURL: baseURL ?? connector.baseURL, endpoint: connector.endpoint, parameters: parameters)
+            base: base, layout: layout, endpoint: endpoint, template: consume template, parameters: parameters,
+            cache: cache)
         // Handed over, not copied: a `let` lives to the end of its scope, so passing `url` as it
         // is retained it for the request and released it on return (an atomic pair, about 75
         // instructions a request built).
@@ -78,52 +84,55 @@ enum RequestBuilder {
         if let timeout = connector.timeoutInterval ?? timeout {
             request.timeoutInterval = timeout
         }
-
-        var headers = HTTPHeaders(defaultHeaders)
-        if let body {
-            headers.update(.contentType(body.contentType))
-            request.httpBody = body.encoded
-        }
-        for header in parameters.headers { headers.update(header) }
-        for header in connector.headers { headers.update(header) }
-        if let token = authorizationToken(of: connector) {
-            headers.update(token.header)
-        }
-        for header in headers {
-            guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
-            request.setValue(header.value, forHTTPHeaderField: header.name)
+        let connectorHeaders = connector.headers
+        let token = isUnauthorizedType ? nil : authorizationToken(of: connector, cache: cache)
+        // A request with neither a body nor a header is common (a GET of a plain connector), and
+        // its build stops here: the merging below is code of its own, which such a build does not
+        // run through.
+        if body != nil || token != nil || !defaultHeaders.isEmpty || !parameters.headers.isEmpty
+            || !connectorHeaders.isEmpty
+        {
+            try setBodyAndHeaders(
+                of: &request, body: body,
+                headers: [defaultHeaders, parameters.headers, connectorHeaders], token: token)
         }
         return request
     }
 
-    /// Connector types known not to conform to ``AuthorizedConnector``. The runtime's conformance
-    /// lookup behind `as?` costs about 1,200 instructions, 5 % of building a request; a type that
-    /// does not conform is looked up once. (Types that conform are cast every time: the cast is
-    /// what reaches their token.) A conformance declared in a library loaded with `dlopen` after a
-    /// type was remembered here would go unnoticed for that type.
-    private static let unauthorizedTypes = LockedBox(UnauthorizedTypes())
-
-    /// The types known not to conform, with the one found last checked first: a client mostly
-    /// builds requests of one connector type after another, and comparing one identifier costs
-    /// less than hashing it into the set.
-    private struct UnauthorizedTypes {
-        var last: ObjectIdentifier?
-        var all: Set<ObjectIdentifier> = []
-
-        mutating func contains(_ type: ObjectIdentifier) -> Bool {
-            if type == last { return true }
-            guard all.contains(type) else { return false }
-            last = type
-            return true
+    /// Sets `body` and the headers on `request`. `headers` are applied in order, each list's
+    /// headers replacing earlier ones of the same name: the configuration's defaults, the
+    /// parameters', the connector's; a body's `Content-Type` comes after the defaults and the
+    /// token's header last.
+    ///
+    /// - Throws: ``InvalidRequestReason/invalidHeader(name:)`` for the first invalid header.
+    @inline(never)
+    private static func setBodyAndHeaders(
+        of request: inout URLRequest, body: RequestBody?, headers lists: [[HTTPHeader]], token: AuthorizationToken?
+    ) throws {
+        var headers = HTTPHeaders(lists[0])
+        if let body {
+            headers.update(.contentType(body.contentType))
+            request.httpBody = body.encoded
+        }
+        for list in lists.dropFirst() {
+            for header in list { headers.update(header) }
+        }
+        if let token { headers.update(token.header) }
+        for header in headers {
+            guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
+            request.setValue(header.value, forHTTPHeaderField: header.name)
         }
     }
 
-    /// The token of a connector that conforms to ``AuthorizedConnector``, or `nil`.
-    static func authorizationToken<C: Connector>(of connector: C) -> AuthorizationToken? {
+    /// The token of a connector that conforms to ``AuthorizedConnector``, or `nil`. A type found
+    /// not to conform is remembered in `cache`, and not cast again (see ``RequestBuildCache``).
+    static func authorizationToken<C: Connector>(
+        of connector: C, cache: RequestBuildCache = .shared
+    ) -> AuthorizationToken? {
         let type = ObjectIdentifier(C.self)
-        if unauthorizedTypes.withLock({ $0.contains(type) }) { return nil }
+        if cache.isUnauthorizedType(type) { return nil }
         guard let authorized = connector as? AuthorizedConnector else {
-            if !castDependsOnTheValue(connector) { unauthorizedTypes.withLock { _ = $0.all.insert(type) } }
+            if !castDependsOnTheValue(connector) { cache.rememberUnauthorizedType(type) }
             return nil
         }
         return authorized.authorizationToken
@@ -143,17 +152,27 @@ enum RequestBuilder {
     /// or their joins. The template's literals are encoded already; the base URL is copied from
     /// its bytes.
     ///
-    /// `templates` is where the endpoint's parsed template is kept (tests that build thousands of
+    /// `cache` is where the endpoint's parsed template is kept (tests that build thousands of
     /// endpoints pass their own, so as not to flush the shared cache under other tests).
     static func makeURL(
-        baseURL: URL, endpoint: String, parameters: RequestParameters, templates: EndpointTemplateCache = .shared
+        baseURL: URL, endpoint: String, parameters: RequestParameters, cache: RequestBuildCache = .shared
     ) throws -> URL {
-        var base = baseURL.absoluteString
-        guard let layout = validBaseLayout(base) else {
+        try makeURL(
+            base: baseURL.absoluteString, layout: nil, endpoint: endpoint, template: nil, parameters: parameters,
+            cache: cache)
+    }
+
+    /// ``makeURL(baseURL:endpoint:parameters:cache:)`` for `base`, a base URL's string, with its
+    /// `layout` and the endpoint's `template` when they were recalled from `cache` already.
+    static func makeURL(
+        base: String, layout: BaseURLLayout?, endpoint: String, template: EndpointTemplate?,
+        parameters: RequestParameters, cache: RequestBuildCache
+    ) throws -> URL {
+        guard let layout = layout ?? cache.validBaseLayout(base) else {
             throw ConnectError.invalidRequest(.invalidBaseURL(base))
         }
 
-        let template = try templates.template(for: endpoint)
+        let template = try template ?? cache.template(for: endpoint)
         // The path values are checked as the writer's first pass fills the slots, rather than in
         // a pass of their own (about 330 instructions a request built): each slot finds a value
         // that is not empty, and when there are as many values as distinct slot names, none is
@@ -193,7 +212,7 @@ enum RequestBuilder {
         }
 
         let hasItemsQuery = parameters.hasQuery
-        let urlString = try base.withUTF8 { base in
+        let urlString = try base.withUTF8Bytes { base in
             // The base's path-ending prefix and its own query; any fragment is dropped. (A slot's
             // value never encodes to nothing and literal pieces are never empty, so the filled
             // path, or endpoint query, is empty exactly when the template's is.)
@@ -254,25 +273,6 @@ enum RequestBuilder {
             queryStart = question.map { $0 + 1 } ?? end
             queryEnd = end
         }
-    }
-
-    /// The base URL found valid last, with its layout. A client builds its requests against one
-    /// base URL or a few, and comparing a string's bytes with the one held here (nothing, when it
-    /// is the same `URL`'s string) costs less than checking and scanning it again: about 500
-    /// instructions a request built. Bytes, not `==`: the layout is a set of byte offsets.
-    private static let lastValidBase = LockedBox<(base: String, layout: BaseURLLayout)?>(nil)
-
-    /// The layout of `base` if ``hasHTTPSchemeAndHost(_:)``, else `nil`; answered from
-    /// ``lastValidBase`` when `base` is that string.
-    static func validBaseLayout(_ base: String) -> BaseURLLayout? {
-        let remembered = lastValidBase.withLock { last in
-            last.flatMap { $0.base.hasSameUTF8(as: base) ? $0.layout : nil }
-        }
-        if let remembered { return remembered }
-        guard hasHTTPSchemeAndHost(base) else { return nil }
-        let layout = base.withUTF8Bytes(BaseURLLayout.init(of:))
-        lastValidBase.withLock { $0 = (base, layout) }
-        return layout
     }
 
     /// Whether `absolute`, a URL's `absoluteString`, has the scheme `http` or `https` (any case)

@@ -107,7 +107,7 @@ struct URLBuildingDifferentialTests {
         let valuePieces = [".", "..", "a", "é", "/", "%", "%20", " ", "日本", "~", "?", "&", "=", "+", "#", "{a}"]
         let itemPieces = ["", "q", "a b", "&", "=", "é", "%", "+", "/", "?", "~."]
         // Thousands of endpoints: kept in a cache of their own, not the shared one other tests use.
-        let templates = EndpointTemplateCache(capacity: 16)
+        let templates = RequestBuildCache(capacity: 16)
         var generator = SeededGenerator(state: 0xC0FFEE)
         func random<T>(_ list: [T]) -> T { list.randomElement(using: &generator)! }
         func randomString(_ pieces: [String], count: ClosedRange<Int>) -> String {
@@ -146,7 +146,7 @@ struct URLBuildingDifferentialTests {
             for item in items[firstItemGivenAlone...] { parameters.appendQueryItem(name: item.name, value: item.value) }
             let built = try RequestBuilder.makeURL(
                 baseURL: try #require(URL(string: base)), endpoint: endpoint, parameters: parameters,
-                templates: templates)
+                cache: templates)
             let expected = Self.referenceURL(base: base, endpoint: endpoint, values: values, items: items)
             #expect(
                 built.absoluteString == expected,
