@@ -43,7 +43,24 @@ enum RequestBuilder {
     }
 
     /// Builds the request from parameters already gathered, with `body` as the body (uploads pass
-    /// `nil` and stream their own).
+    /// `nil` and stream their own), remembering what it works out in the shared cache.
+    static func makeRequest<C: Connector>(
+        for connector: C,
+        parameters: RequestParameters,
+        body: RequestBody?,
+        defaultHeaders: [HTTPHeader] = [],
+        timeout: TimeInterval? = nil,
+        baseURL: URL? = nil
+    ) throws -> URLRequest {
+        // The shared cache passed as it lies: as a default argument it was a copy, its storage
+        // retained and released around the call (an atomic pair a request built).
+        try makeRequest(
+            for: connector, parameters: parameters, body: body, defaultHeaders: defaultHeaders, timeout: timeout,
+            baseURL: baseURL, cache: RequestBuildCache.shared)
+    }
+
+    /// Builds the request from parameters already gathered, remembering what it works out in
+    /// `cache`.
     ///
     /// Generic, as the builders above, so that a `Connector` existential is opened once, at the
     /// call: its requirements are then called on the value where it lies, and its type is at
@@ -55,8 +72,8 @@ enum RequestBuilder {
         body: RequestBody?,
         defaultHeaders: [HTTPHeader] = [],
         timeout: TimeInterval? = nil,
-        baseURL: URL? = nil,
-        cache: RequestBuildCache = .shared
+        baseURL: URL?,
+        cache: RequestBuildCache
     ) throws -> URLRequest {
         // As URLSession will send it: a body check on "get" must see GET.
         let method = connector.method.sent
@@ -124,10 +141,14 @@ enum RequestBuilder {
     }
 
     /// The token of a connector that conforms to ``AuthorizedConnector``, or `nil`. A type found
-    /// not to conform is remembered in `cache`, and not cast again (see ``RequestBuildCache``).
-    static func authorizationToken<C: Connector>(
-        of connector: C, cache: RequestBuildCache = .shared
-    ) -> AuthorizationToken? {
+    /// not to conform is remembered in the shared cache, and not cast again.
+    static func authorizationToken<C: Connector>(of connector: C) -> AuthorizationToken? {
+        authorizationToken(of: connector, cache: RequestBuildCache.shared)
+    }
+
+    /// ``authorizationToken(of:)``, remembering a type found not to conform in `cache` (see
+    /// ``RequestBuildCache``).
+    static func authorizationToken<C: Connector>(of connector: C, cache: RequestBuildCache) -> AuthorizationToken? {
         let type = ObjectIdentifier(C.self)
         if cache.isUnauthorizedType(type) { return nil }
         guard let authorized = connector as? AuthorizedConnector else {

@@ -130,7 +130,7 @@ struct RequestBuildCacheTests {
         let parameters = try RequestBuilder.parameters(of: connector, encoder: JSONEncoder())
         for _ in 0..<2 {
             let request = try RequestBuilder.makeRequest(
-                for: connector, parameters: parameters, body: nil, cache: cache)
+                for: connector, parameters: parameters, body: nil, baseURL: nil, cache: cache)
             #expect(request.url?.absoluteString == "https://api.example.com/v1/users/7")
         }
         let recalled = cache.recall(
