@@ -39,28 +39,15 @@ enum RequestBuilder {
         let parameters = try parameters(of: connector, encoder: encoder)
         return try makeRequest(
             for: connector, parameters: parameters, body: parameters.body,
-            defaultHeaders: defaultHeaders, timeout: timeout, baseURL: baseURL)
+            defaultHeaders: defaultHeaders, timeout: timeout, baseURL: baseURL, cache: RequestBuildCache.shared)
     }
 
     /// Builds the request from parameters already gathered, with `body` as the body (uploads pass
-    /// `nil` and stream their own), remembering what it works out in the shared cache.
-    static func makeRequest<C: Connector>(
-        for connector: C,
-        parameters: RequestParameters,
-        body: RequestBody?,
-        defaultHeaders: [HTTPHeader] = [],
-        timeout: TimeInterval? = nil,
-        baseURL: URL? = nil
-    ) throws -> URLRequest {
-        // The shared cache passed as it lies: as a default argument it was a copy, its storage
-        // retained and released around the call (an atomic pair a request built).
-        try makeRequest(
-            for: connector, parameters: parameters, body: body, defaultHeaders: defaultHeaders, timeout: timeout,
-            baseURL: baseURL, cache: RequestBuildCache.shared)
-    }
-
-    /// Builds the request from parameters already gathered, remembering what it works out in
-    /// `cache`.
+    /// `nil` and stream their own), remembering what it works out in `cache`.
+    ///
+    /// `cache` has no default: a default argument is made by the caller as a copy, which retained
+    /// and released the shared cache's storage around each build (an atomic pair). Pass
+    /// `RequestBuildCache.shared` as it lies.
     ///
     /// Generic, as the builders above, so that a `Connector` existential is opened once, at the
     /// call: its requirements are then called on the value where it lies, and its type is at
