@@ -20,13 +20,20 @@ let serverURL: URL? = ProcessInfo.processInfo.environment["SWIFTCONNECT_BENCH_UR
 enum TodoConnector: Connector {
     case get(id: Int)
 
-    var baseURL: URL { serverURL ?? URL(string: "http://127.0.0.1:1")! }
+    case stubbed(id: Int)
+
+    var baseURL: URL {
+        switch self {
+        case .get: return serverURL ?? URL(string: "http://127.0.0.1:1")!
+        case .stubbed: return StubProtocol.baseURL
+        }
+    }
 
     var endpoint: String { "/todos/{id}" }
 
     var parameters: ParametersRepresentable? {
         switch self {
-        case .get(let id): return Parameter.path(key: "id", value: String(id))
+        case .get(let id), .stubbed(let id): return Parameter.path(key: "id", value: String(id))
         }
     }
 }
@@ -35,12 +42,13 @@ enum TodoConnector: Connector {
 /// (as `Connect()` makes), the status checked, the body decoded with one shared JSONDecoder (as a
 /// `Connect` shares its configuration's).
 final class HandwrittenClient: Sendable {
-    let session = URLSession(configuration: .default)
+    let session: URLSession
     let decoder = JSONDecoder()
     let base: String
 
-    init(base: URL) {
+    init(base: URL, configuration: URLSessionConfiguration = .default) {
         self.base = base.absoluteString
+        session = URLSession(configuration: configuration)
     }
 
     func url(id: Int) -> URL {

@@ -10,6 +10,10 @@
 //
 // Environment: SWIFTCONNECT_BENCH_URL (required; the suite is skipped without it),
 // SWIFTCONNECT_BENCH_SECONDS (time per benchmark, default 8).
+//
+// Beside them, for reference (no target): the same two styles with one request in flight through
+// a URLProtocol that answers in process (Stub.swift), so that the ratio of CPU per request shows
+// what each client spends without the network's noise.
 
 import Benchmark
 import BenchmarkSupport
@@ -90,5 +94,52 @@ let benchmarks: @Sendable () -> Void = {
                 })
             record(benchmark, requests: requests, baseline: baseline, candidate: candidate)
         }
+    }
+
+    let stubConnect = Connect(
+        configuration: ConnectConfiguration(sessionConfiguration: StubProtocol.sessionConfiguration))
+    let stubHandwritten = HandwrittenClient(
+        base: StubProtocol.baseURL, configuration: StubProtocol.sessionConfiguration)
+    let stubRequests = 400
+    let stubConfiguration = Benchmark.Configuration(
+        metrics: metrics,
+        units: Ratio.plainUnits(metrics),
+        warmupIterations: 2,
+        maxDuration: .seconds(seconds),
+        maxIterations: 200,
+        thresholds: Tolerance.thresholds(for: metrics, ratios: [throughputRatio, cpuRatio], ratioPercent: 20)
+    )
+
+    let stubAwaitAlternation = Alternation()
+    Benchmark("Reference-Stub-await-c1", configuration: stubConfiguration) { benchmark in
+        let (baseline, candidate) = await stubAwaitAlternation.run(
+            baseline: {
+                await Load.run(total: stubRequests, concurrency: 1) {
+                    blackHole(try await stubHandwritten.todo(id: 1))
+                }
+            },
+            candidate: {
+                await Load.run(total: stubRequests, concurrency: 1) {
+                    blackHole(
+                        try await stubConnect.request(TodoConnector.stubbed(id: 1)).decoded(toType: Todo.self).value)
+                }
+            })
+        record(benchmark, requests: stubRequests, baseline: baseline, candidate: candidate)
+    }
+
+    let stubObserveAlternation = Alternation()
+    Benchmark("Reference-Stub-observe-c1", configuration: stubConfiguration) { benchmark in
+        let (baseline, candidate) = await stubObserveAlternation.run(
+            baseline: {
+                await Load.run(total: stubRequests, concurrency: 1) { done in
+                    stubHandwritten.todo(id: 1, completion: done)
+                }
+            },
+            candidate: {
+                await Load.run(total: stubRequests, concurrency: 1) { done in
+                    stubConnect.request(TodoConnector.stubbed(id: 1)).decoded(toType: Todo.self).observe(done)
+                }
+            })
+        record(benchmark, requests: stubRequests, baseline: baseline, candidate: candidate)
     }
 }
