@@ -8,7 +8,7 @@
 // - await:   `try await connect.request(…).decoded(toType:).value`  vs  `session.data(for:)` + decode
 // - observe: `connect.request(…).decoded(toType:).observe { … }`     vs  `dataTask(with:completionHandler:)` + decode
 //
-// Environment: SWIFTCONNECT_BENCH_URL (required; the suite is skipped without it),
+// Environment: SWIFTCONNECT_BENCH_URL (required by the network benchmarks, skipped without it),
 // SWIFTCONNECT_BENCH_SECONDS (time per benchmark, default 8).
 //
 // Beside them, for reference (no target): the same two styles with one request in flight through
