@@ -50,21 +50,24 @@ let benchmarks: @Sendable () -> Void = {
         benchmark.measurement(baselineCPU, Int(Double(baseline.cpu) / n))
     }
 
-    for concurrency in [1, 8, 64] {
-        // About 0.1–0.3 s per batch at the rates this machine reaches.
-        let requests = concurrency == 1 ? 200 : concurrency * (concurrency == 8 ? 50 : 10)
+    /// Registers `<prefix>-await-cN` and `<prefix>-observe-cN`: Connect against its hand-written
+    /// twin, `requests` a batch, `concurrency` in flight, through `connect` and `handwritten`.
+    func styles(
+        prefix: String, concurrency: Int, requests: Int, connect: Connect, handwritten: HandwrittenClient,
+        connector: TodoConnector, skip: Bool
+    ) {
         let configuration = Benchmark.Configuration(
             metrics: metrics,
             units: Ratio.plainUnits(metrics),
             warmupIterations: 2,
             maxDuration: .seconds(seconds),
             maxIterations: 200,
-            skip: serverURL == nil,
+            skip: skip,
             thresholds: Tolerance.thresholds(for: metrics, ratios: [throughputRatio, cpuRatio], ratioPercent: 20)
         )
 
         let awaitAlternation = Alternation()
-        Benchmark("E2E-await-c\(concurrency)", configuration: configuration) { benchmark in
+        Benchmark("\(prefix)-await-c\(concurrency)", configuration: configuration) { benchmark in
             let (baseline, candidate) = await awaitAlternation.run(
                 baseline: {
                     await Load.run(total: requests, concurrency: concurrency) {
@@ -73,14 +76,14 @@ let benchmarks: @Sendable () -> Void = {
                 },
                 candidate: {
                     await Load.run(total: requests, concurrency: concurrency) {
-                        blackHole(try await connect.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self).value)
+                        blackHole(try await connect.request(connector).decoded(toType: Todo.self).value)
                     }
                 })
             record(benchmark, requests: requests, baseline: baseline, candidate: candidate)
         }
 
         let observeAlternation = Alternation()
-        Benchmark("E2E-observe-c\(concurrency)", configuration: configuration) { benchmark in
+        Benchmark("\(prefix)-observe-c\(concurrency)", configuration: configuration) { benchmark in
             let (baseline, candidate) = await observeAlternation.run(
                 baseline: {
                     await Load.run(total: requests, concurrency: concurrency) { done in
@@ -89,57 +92,25 @@ let benchmarks: @Sendable () -> Void = {
                 },
                 candidate: {
                     await Load.run(total: requests, concurrency: concurrency) { done in
-                        connect.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self).observe(done)
+                        connect.request(connector).decoded(toType: Todo.self).observe(done)
                     }
                 })
             record(benchmark, requests: requests, baseline: baseline, candidate: candidate)
         }
     }
 
-    let stubConnect = Connect(
-        configuration: ConnectConfiguration(sessionConfiguration: StubProtocol.sessionConfiguration))
-    let stubHandwritten = HandwrittenClient(
-        base: StubProtocol.baseURL, configuration: StubProtocol.sessionConfiguration)
-    let stubRequests = 400
-    let stubConfiguration = Benchmark.Configuration(
-        metrics: metrics,
-        units: Ratio.plainUnits(metrics),
-        warmupIterations: 2,
-        maxDuration: .seconds(seconds),
-        maxIterations: 200,
-        thresholds: Tolerance.thresholds(for: metrics, ratios: [throughputRatio, cpuRatio], ratioPercent: 20)
-    )
-
-    let stubAwaitAlternation = Alternation()
-    Benchmark("Reference-Stub-await-c1", configuration: stubConfiguration) { benchmark in
-        let (baseline, candidate) = await stubAwaitAlternation.run(
-            baseline: {
-                await Load.run(total: stubRequests, concurrency: 1) {
-                    blackHole(try await stubHandwritten.todo(id: 1))
-                }
-            },
-            candidate: {
-                await Load.run(total: stubRequests, concurrency: 1) {
-                    blackHole(
-                        try await stubConnect.request(TodoConnector.stubbed(id: 1)).decoded(toType: Todo.self).value)
-                }
-            })
-        record(benchmark, requests: stubRequests, baseline: baseline, candidate: candidate)
+    for concurrency in [1, 8, 64] {
+        // About 0.1–0.3 s per batch at the rates this machine reaches.
+        styles(
+            prefix: "E2E", concurrency: concurrency,
+            requests: concurrency == 1 ? 200 : concurrency * (concurrency == 8 ? 50 : 10),
+            connect: connect, handwritten: handwritten, connector: .get(id: 1), skip: serverURL == nil)
     }
 
-    let stubObserveAlternation = Alternation()
-    Benchmark("Reference-Stub-observe-c1", configuration: stubConfiguration) { benchmark in
-        let (baseline, candidate) = await stubObserveAlternation.run(
-            baseline: {
-                await Load.run(total: stubRequests, concurrency: 1) { done in
-                    stubHandwritten.todo(id: 1, completion: done)
-                }
-            },
-            candidate: {
-                await Load.run(total: stubRequests, concurrency: 1) { done in
-                    stubConnect.request(TodoConnector.stubbed(id: 1)).decoded(toType: Todo.self).observe(done)
-                }
-            })
-        record(benchmark, requests: stubRequests, baseline: baseline, candidate: candidate)
-    }
+    // The reference through the in-process protocol, which needs no server.
+    styles(
+        prefix: "Reference-Stub", concurrency: 1, requests: 400,
+        connect: Connect(configuration: ConnectConfiguration(sessionConfiguration: StubProtocol.sessionConfiguration)),
+        handwritten: HandwrittenClient(base: StubProtocol.baseURL, configuration: StubProtocol.sessionConfiguration),
+        connector: .stubbed(id: 1), skip: false)
 }
