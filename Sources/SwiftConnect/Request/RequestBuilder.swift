@@ -89,7 +89,7 @@ enum RequestBuilder {
             request.timeoutInterval = timeout
         }
         let connectorHeaders = connector.headers
-        let token = isUnauthorizedType ? nil : authorizationToken(of: connector, cache: cache)
+        let token = isUnauthorizedType ? nil : castAuthorizationToken(of: connector, cache: cache)
         // A request with neither a body nor a header is common (a GET of a plain connector), and
         // its build stops here: the merging below is code of its own, which such a build does not
         // run through.
@@ -136,10 +136,18 @@ enum RequestBuilder {
     /// ``authorizationToken(of:)``, remembering a type found not to conform in `cache` (see
     /// ``RequestBuildCache``).
     static func authorizationToken<C: Connector>(of connector: C, cache: RequestBuildCache) -> AuthorizationToken? {
-        let type = ObjectIdentifier(C.self)
-        if cache.isUnauthorizedType(type) { return nil }
+        if cache.isUnauthorizedType(ObjectIdentifier(C.self)) { return nil }
+        return castAuthorizationToken(of: connector, cache: cache)
+    }
+
+    /// The cast behind ``authorizationToken(of:cache:)``, for a caller that has asked `cache`
+    /// already (a build's ``RequestBuildCache/recall(base:endpoint:connectorType:)``): asking it
+    /// again took the lock a second time in every build of an ``AuthorizedConnector``.
+    private static func castAuthorizationToken<C: Connector>(
+        of connector: C, cache: RequestBuildCache
+    ) -> AuthorizationToken? {
         guard let authorized = connector as? AuthorizedConnector else {
-            if !castDependsOnTheValue(connector) { cache.rememberUnauthorizedType(type) }
+            if !castDependsOnTheValue(connector) { cache.rememberUnauthorizedType(ObjectIdentifier(C.self)) }
             return nil
         }
         return authorized.authorizationToken
