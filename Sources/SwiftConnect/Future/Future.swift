@@ -20,8 +20,9 @@ import Foundation
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: the only mutable state is `state`, read and written only while `lock`
-    // is held — or, for a future born completed (`lock == nil`), never written after `init`.
+    // @unchecked Sendable: the only mutable state is `state`, written only while `lock` is held and
+    // read under it — but for observers reading a completed `state`, which is never written again
+    // (see `outcome`) — or, for a future born completed (`lock == nil`), never written after `init`.
     //
     // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
@@ -121,9 +122,15 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     public var isCompleted: Bool { result != nil }
 
     /// The result, for observers: they run only once the future has completed.
+    ///
+    /// Read without the lock. A completed state is never written again, and the write that
+    /// completed it happens before every observer runs: the completing thread runs the observer
+    /// after unlocking, or hands it to its queue; an observer registered later runs on a thread that
+    /// found the future completed under the lock. (Three lock round trips fewer per request.)
     @inlinable
     var outcome: Result<Value, any Error> {
-        result ?? .failure(ConnectError.abandoned)  // unreachable: observers run after completion
+        if case .completed(let result) = state { return result }
+        return .failure(ConnectError.abandoned)  // unreachable: observers run after completion
     }
 
     // MARK: Observing
