@@ -20,9 +20,10 @@ import Foundation
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: the only mutable state is `state`, written only while `lock` is held and
-    // read under it — but for observers reading a completed `state`, which is never written again
-    // (see `outcome`) — or, for a future born completed (`lock == nil`), never written after `init`.
+    // @unchecked Sendable: the only mutable state is `state` and `isSettled`, written only while
+    // `lock` is held and read under it — but for observers reading a completed `state`, which is
+    // never written again (see `outcome`) — or, for a future born completed (`lock == nil`), never
+    // written after `init`.
     //
     // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
@@ -46,6 +47,10 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// chain costs one lock, not one per link: no code path holds one future's lock while taking
     /// another's, so sharing cannot deadlock. `nil` for a future created completed.
     @usableFromInline let lock: StateLock?
+    /// Whether `state` is `.completed`, kept beside it under `lock`: a copy that is not generic,
+    /// which code running unspecialised (a promise's deinit) reads without looking up the metadata
+    /// of `State`.
+    @usableFromInline @exclusivity(unchecked) var isSettled: Bool
     // Unchecked exclusivity: `lock` already serialises every access.
     @usableFromInline @exclusivity(unchecked) var state: State
 
@@ -57,6 +62,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         self.callbackQueue = callbackQueue
         self.context = context
         self.lock = source ?? StateLock()
+        self.isSettled = false
         self.state = .pending(observers: .empty, onCancel: cancelTarget)
     }
 
@@ -72,6 +78,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         self.callbackQueue = callbackQueue
         self.context = context
         self.lock = nil
+        self.isSettled = true
         self.state = .completed(result)
     }
 
@@ -218,6 +225,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         let work: WorkList? = withState { state in
             guard case .pending(let observers, _) = state else { return nil }
             state = .completed(result)
+            isSettled = true
             return observers.sendingQueuedItems()
         }
         guard let work else { return false }
@@ -239,8 +247,23 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         withState { state in
             guard case .pending(let observers, _) = state else { return nil }
             state = .completed(result)
+            isSettled = true
             return observers.sendingQueuedItemsNotForThisDrain()
         }
+    }
+
+    /// Fails the future with ``ConnectError/abandoned`` if it is still pending: what a ``Promise``
+    /// released uncompleted does.
+    ///
+    /// A promise's deinit runs unspecialised, where completing the future would look up the
+    /// metadata of `Result` and `State` and box the error, on every request. The common case — a
+    /// promise released after completing its future — reads only ``isSettled`` under the lock.
+    func abandon() {
+        guard let lock else { return }
+        lock.lock()
+        let settled = isSettled
+        lock.unlock()
+        if !settled { complete(with: .failure(ConnectError.abandoned)) }
     }
 
     /// Adds an observer that runs on `queue` (`nil`: wherever the future completes), running it
@@ -279,6 +302,7 @@ extension Future: CancellableFuture {
         withState { state in
             guard case .pending(let observers, let onCancel) = state else { return nil }
             state = .completed(.failure(ConnectError.cancelled))
+            isSettled = true
             // Every observer bound for a queue goes to it in this locked step, as in `takeWork`;
             // none is kept for the queue being drained, as the walk's own drain runs on no queue.
             return (observers.sendingQueuedItems(), onCancel)

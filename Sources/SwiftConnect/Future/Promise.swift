@@ -33,7 +33,7 @@ public final class Promise<Value: Sendable>: Sendable {
     }
 
     deinit {
-        future.complete(with: .failure(ConnectError.abandoned))
+        future.abandon()
     }
 
     /// Completes the future with `value`.
