@@ -128,21 +128,16 @@ enum RequestBuilder {
     }
 
     /// The token of a connector that conforms to ``AuthorizedConnector``, or `nil`. A type found
-    /// not to conform is remembered in the shared cache, and not cast again.
+    /// not to conform is remembered in the shared cache (see ``RequestBuildCache``), and not cast
+    /// again.
     static func authorizationToken<C: Connector>(of connector: C) -> AuthorizationToken? {
-        authorizationToken(of: connector, cache: RequestBuildCache.shared)
+        if RequestBuildCache.shared.isUnauthorizedType(ObjectIdentifier(C.self)) { return nil }
+        return castAuthorizationToken(of: connector, cache: RequestBuildCache.shared)
     }
 
-    /// ``authorizationToken(of:)``, remembering a type found not to conform in `cache` (see
-    /// ``RequestBuildCache``).
-    static func authorizationToken<C: Connector>(of connector: C, cache: RequestBuildCache) -> AuthorizationToken? {
-        if cache.isUnauthorizedType(ObjectIdentifier(C.self)) { return nil }
-        return castAuthorizationToken(of: connector, cache: cache)
-    }
-
-    /// The cast behind ``authorizationToken(of:cache:)``, for a caller that has asked `cache`
-    /// already (a build's ``RequestBuildCache/recall(base:endpoint:connectorType:)``): asking it
-    /// again took the lock a second time in every build of an ``AuthorizedConnector``.
+    /// The cast behind ``authorizationToken(of:)``, for a caller that has asked `cache` already (a
+    /// build's ``RequestBuildCache/recall(base:endpoint:connectorType:)``): asking it again took the
+    /// lock a second time in every build of an ``AuthorizedConnector``.
     private static func castAuthorizationToken<C: Connector>(
         of connector: C, cache: RequestBuildCache
     ) -> AuthorizationToken? {
