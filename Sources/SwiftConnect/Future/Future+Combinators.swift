@@ -10,9 +10,16 @@ extension Future {
     /// - Returns: A future of the transformed value.
     @inlinable
     public func map<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
+        map(on: callbackQueue, transform)
+    }
+
+    /// ``map(_:)`` with the transform run on `queue` (`nil`: on the thread that completes this
+    /// future).
+    @inlinable
+    func map<T: Sendable>(on queue: DispatchQueue?, _ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
         // Written out rather than through `mapOutcome`: one closure per link, not two.
         let next = derived(T.self)
-        register(on: callbackQueue) { [self] in
+        register(on: queue) { [self] in
             let mapped: Result<T, any Error>
             switch outcome {
             case .success(let value): mapped = Result { try transform(value) }
@@ -116,7 +123,7 @@ extension Future {
     /// code; the derived future still runs its observers on the callback queue.
     @inlinable
     func mapWhereCompleted<T: Sendable>(_ transform: @escaping @Sendable (Value) throws -> T) -> Future<T> {
-        mapOutcome(on: nil) { result in result.flatMap { value in Result { try transform(value) } } }
+        map(on: nil, transform)
     }
 
     /// Completes this (pending, derived) future with the future `makeInner` returns, or with its
