@@ -95,7 +95,7 @@ public final class URLSessionTransport: Transport {
                 } else {
                     task = session.dataTask(with: request)
                 }
-                delegate.register(task, completion: .continuation(continuation), upload: upload)
+                delegate.register(task, completion: .continuation(SessionDelegate.Waiter(continuation)), upload: upload)
                 slot.start(task)
             }
         } onCancel: {
@@ -127,7 +127,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// Where a task's outcome goes.
     enum Completion {
         /// A task awaiting ``URLSessionTransport/send(_:)``.
-        case continuation(CheckedContinuation<(Data, HTTPURLResponse), any Error>)
+        case continuation(Waiter)
         /// A ``DirectExchange``.
         case callback(@Sendable (Outcome, _ othersInFlight: Bool) -> Void)
 
@@ -135,9 +135,21 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         /// transfers in flight, whose callbacks wait on the session's queue meanwhile.
         func deliver(_ outcome: Outcome, othersInFlight: Bool) {
             switch self {
-            case .continuation(let continuation): continuation.resume(with: outcome)
+            case .continuation(let waiter): waiter.continuation.resume(with: outcome)
             case .callback(let callback): callback(outcome, othersInFlight)
             }
+        }
+    }
+
+    /// The continuation of a task awaiting a transfer, in a box. `CheckedContinuation` is not
+    /// frozen, so an enum carrying it inline has a layout known only at run time: every copy and
+    /// destroy of ``Completion`` — a few per request, the direct exchange's included — then goes
+    /// through runtime calls. A class reference keeps the layout fixed.
+    final class Waiter: Sendable {
+        let continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>
+
+        init(_ continuation: CheckedContinuation<(Data, HTTPURLResponse), any Error>) {
+            self.continuation = continuation
         }
     }
 

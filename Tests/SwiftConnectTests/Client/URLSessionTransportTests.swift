@@ -64,7 +64,7 @@ struct SessionDelegateTests {
         /// Registers the task, lets `drive` make the delegate calls, and returns what `send` would.
         func run(_ drive: @escaping @Sendable (Harness) -> Void) async throws -> (Data, Int) {
             let (data, response) = try await withCheckedThrowingContinuation { continuation in
-                delegate.register(task, completion: .continuation(continuation))
+                delegate.register(task, completion: .continuation(SessionDelegate.Waiter(continuation)))
                 drive(self)
             }
             return (data, response.statusCode)
