@@ -32,6 +32,16 @@ enum BodyDecoder {
                 reason: "the response body is empty (use Empty for bodiless responses, or decodedIfPresent)",
                 underlying: nil, response: response)
         }
+        if decodesWhole(data, keyPath: keyPath) { return try decodeWhole(type, from: data, decoder: decoder, response: response) }
+        return try decodeWalking(type, from: data, keyPath: keyPath, decoder: decoder, response: response)
+    }
+
+    /// ``decode(_:from:keyPath:decoder:response:)`` down the key path, or of a top-level `null`. A
+    /// function of its own, so that the common path, which decodes the whole body, does not look
+    /// up `KeyPathOutcome<T>`'s metadata on entry.
+    private static func decodeWalking<T: Decodable>(
+        _ type: T.Type, from data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
+    ) throws -> T {
         switch try locate(type, in: data, keyPath: keyPath, decoder: decoder, response: response) {
         case .value(let value):
             return value
@@ -55,6 +65,15 @@ enum BodyDecoder {
     ) throws -> T? {
         if T.self == Empty.self { return Empty() as? T }
         if isBlank(data) { return nil }
+        if decodesWhole(data, keyPath: keyPath) { return try decodeWhole(type, from: data, decoder: decoder, response: response) }
+        return try decodeWalkingIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: response)
+    }
+
+    /// ``decodeIfPresent(_:from:keyPath:decoder:response:)`` down the key path (see
+    /// ``decodeWalking(_:from:keyPath:decoder:response:)``).
+    private static func decodeWalkingIfPresent<T: Decodable>(
+        _ type: T.Type, from data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
+    ) throws -> T? {
         if case .value(let value) = try locate(type, in: data, keyPath: keyPath, decoder: decoder, response: response) {
             return value
         }
@@ -71,6 +90,26 @@ enum BodyDecoder {
         data.withUnsafeBytes { bytes in bytes.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) } }
     }
 
+    /// Whether the body decodes as a whole, without walking: there is no key path to walk, and the
+    /// body is not a top-level `null`, which the walk reports as such.
+    ///
+    /// That path decodes `T` itself, sparing the task-local, the box and `KeyPathOutcome<T>`: these
+    /// functions run unspecialised, where each use of a generic type looks up its metadata.
+    private static func decodesWhole(_ data: Data, keyPath: String?) -> Bool {
+        keyPath == nil && firstSignificantByte(of: data) != UInt8(ascii: "n")
+    }
+
+    /// Decodes the whole body as `type`.
+    private static func decodeWhole<T: Decodable>(
+        _ type: T.Type, from data: Data, decoder: JSONDecoder, response: Response?
+    ) throws -> T {
+        do {
+            return try decoder.decode(T.self, from: data)
+        } catch {
+            throw failure(type, keyPath: nil, decoding: error, response: response)
+        }
+    }
+
     /// Walks the key path and decodes `type` there.
     private static func locate<T: Decodable>(
         _ type: T.Type, in data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?
@@ -83,19 +122,20 @@ enum BodyDecoder {
                 response: response)
         }
         do {
-            // Without a key path there is nothing to walk: decoding `T` itself spares the task-local
-            // and the box. A top-level `null` still goes through the box, which reports it as such.
-            if keyPath == nil, firstSignificantByte(of: data) != UInt8(ascii: "n") {
-                return .value(try decoder.decode(T.self, from: data))
-            }
             return try $keyPath.withValue(components) {
                 try decoder.decode(KeyPathBox<T>.self, from: data).outcome
             }
-        } catch let error as DecodingError {
-            throw failure(type, keyPath: keyPath, reason: describe(error), underlying: error, response: response)
         } catch {
-            throw failure(type, keyPath: keyPath, reason: "\(error)", underlying: error, response: response)
+            throw failure(type, keyPath: keyPath, decoding: error, response: response)
         }
+    }
+
+    /// The failure for an error the decoder threw.
+    private static func failure(
+        _ type: Any.Type, keyPath: String?, decoding error: any Error, response: Response?
+    ) -> ConnectError {
+        let reason = (error as? DecodingError).map(describe) ?? "\(error)"
+        return failure(type, keyPath: keyPath, reason: reason, underlying: error, response: response)
     }
 
     private static func failure(
