@@ -32,7 +32,9 @@ enum BodyDecoder {
                 reason: "the response body is empty (use Empty for bodiless responses, or decodedIfPresent)",
                 underlying: nil, response: response)
         }
-        if decodesWhole(data, keyPath: keyPath) { return try decodeWhole(type, from: data, decoder: decoder, response: response) }
+        if decodesWhole(data, keyPath: keyPath) {
+            return try decodeWhole(type, from: data, decoder: decoder, response: response)
+        }
         return try decodeWalking(type, from: data, keyPath: keyPath, decoder: decoder, response: response)
     }
 
@@ -65,7 +67,9 @@ enum BodyDecoder {
     ) throws -> T? {
         if T.self == Empty.self { return Empty() as? T }
         if isBlank(data) { return nil }
-        if decodesWhole(data, keyPath: keyPath) { return try decodeWhole(type, from: data, decoder: decoder, response: response) }
+        if decodesWhole(data, keyPath: keyPath) {
+            return try decodeWhole(type, from: data, decoder: decoder, response: response)
+        }
         return try decodeWalkingIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: response)
     }
 
