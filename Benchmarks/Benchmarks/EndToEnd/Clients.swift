@@ -16,6 +16,10 @@ struct Todo: Decodable, Sendable {
 /// The server scripts/bench.sh started, from `SWIFTCONNECT_BENCH_URL`; `nil` skips the suite.
 let serverURL: URL? = ProcessInfo.processInfo.environment["SWIFTCONNECT_BENCH_URL"].flatMap { URL(string: $0) }
 
+/// Where the network benchmarks send requests: `serverURL`, or, when there is none and they are
+/// skipped, a closed loopback port.
+let networkBaseURL = serverURL ?? URL(string: "http://127.0.0.1:1")!
+
 /// What the library's user writes.
 enum TodoConnector: Connector {
     case get(id: Int)
@@ -24,7 +28,7 @@ enum TodoConnector: Connector {
 
     var baseURL: URL {
         switch self {
-        case .get: return serverURL ?? URL(string: "http://127.0.0.1:1")!
+        case .get: return networkBaseURL
         case .stubbed: return StubProtocol.baseURL
         }
     }

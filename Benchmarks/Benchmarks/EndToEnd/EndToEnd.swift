@@ -27,7 +27,7 @@ import SwiftConnect
 let benchmarks: @Sendable () -> Void = {
     let seconds = ProcessInfo.processInfo.environment["SWIFTCONNECT_BENCH_SECONDS"].flatMap(Int.init) ?? 8
     let connect = Connect()
-    let handwritten = HandwrittenClient(base: serverURL ?? URL(string: "http://127.0.0.1:1")!)
+    let handwritten = HandwrittenClient(base: networkBaseURL)
 
     let throughputRatio = Ratio.metric("throughput Connect/URLSession x1000", prefersLarger: true)
     let cpuRatio = Ratio.metric("CPU per request Connect/URLSession x1000", prefersLarger: false)
