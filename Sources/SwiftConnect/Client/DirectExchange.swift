@@ -21,7 +21,8 @@ import Foundation
 /// (measured with 8 and 64 in flight: 0.94–0.95× plain URLSession's throughput inline, 1.03×
 /// handed off; one request alone stays inline, sparing the hop), and when its body has
 /// ``inlineBodyLimit`` bytes or more, so that a large JSON document never holds up the
-/// session's next transfers either. Since starting or cancelling
+/// session's next transfers either. A lone response observed on a callback queue is decoded on
+/// that queue (``Future/mapBeforeObservers(_:)``). Since starting or cancelling
 /// a task from URLSession's own queue waits on itself, a redirect's next request, and any request
 /// sent or cancelled from a validator or error handler there (``SessionQueue``,
 /// ``SessionTaskSlot``), start from a global queue. A redirect policy that asks a closure runs it in a task, which

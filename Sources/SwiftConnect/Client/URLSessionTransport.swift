@@ -424,12 +424,14 @@ final class UploadStreams: Sendable {
 /// ``DirectExchange`` runs in URLSession's callback — can start or cancel requests, so those paths
 /// check ``isCurrent`` and move to another thread first. On Apple platforms the delegate runs on
 /// a queue of its own, from which URLSession may be called: ``isCurrent`` is always `false`.
+@usableFromInline
 enum SessionQueue {
     #if canImport(FoundationNetworking)
         /// Set while a delegate call runs; per thread, so nested calls see it too.
         private static let mark = ThreadMark()
 
         /// Whether the current thread is inside a delegate call of the transport.
+        @usableFromInline
         static var isCurrent: Bool { mark.current != nil }
 
         /// Runs `body` marked as a delegate call.
@@ -440,6 +442,7 @@ enum SessionQueue {
         }
     #else
         /// Always `false`: Apple's URLSession may be called from its delegate queue.
+        @usableFromInline
         static var isCurrent: Bool { false }
     #endif
 }

@@ -73,6 +73,19 @@ struct WorkList: Sendable {
         }
     }
 
+    /// The queue of the first item, unless it has none or it is the main queue.
+    @usableFromInline
+    var firstQueueOtherThanMain: DispatchQueue? {
+        let first: Item
+        switch items {
+        case .none: return nil
+        case .one(let item): first = item
+        case .many(let all): first = all[0]
+        }
+        guard let queue = first.queue, !MainQueue.isMain(queue) else { return nil }
+        return queue
+    }
+
     subscript(index: Int) -> Item {
         switch items {
         case .one(let item): item
@@ -195,6 +208,29 @@ struct WorkList: Sendable {
                 hop.send(to: target)
             }
         }
+    }
+}
+
+/// Tells the main queue from others. Not by identity: on Linux, `DispatchQueue.main` makes a new
+/// wrapper object on every call, so `queue === DispatchQueue.main` is always `false` there; a key
+/// set on the main queue itself is found through any wrapper of it.
+enum MainQueue {
+    /// `DispatchSpecificKey` is not marked `Sendable`; the key is immutable, and libdispatch only
+    /// uses it as an identity.
+    private struct Key: @unchecked Sendable {
+        let key = DispatchSpecificKey<Bool>()
+    }
+
+    /// Set on the main queue the first time it is asked for.
+    private static let key: Key = {
+        let key = Key()
+        DispatchQueue.main.setSpecific(key: key.key, value: true)
+        return key
+    }()
+
+    /// Whether `queue` is the main queue.
+    static func isMain(_ queue: DispatchQueue) -> Bool {
+        queue.getSpecific(key: key.key) == true
     }
 }
 

@@ -19,8 +19,11 @@ extension Future where Value == Data {
     /// Key path components are object keys as they appear in the JSON, or array indexes
     /// (`items.0`). An empty body decodes only into ``Empty``; anything else fails clearly.
     ///
-    /// Decoding runs where the body arrives, before the hop to the callback queue — never on the
-    /// main queue; observers of the returned future still run on the callback queue.
+    /// Decoding never runs on the main queue. It runs where the body arrives, before the hop to
+    /// the callback queue — except for a body that arrives on URLSession's own queue (a lone small
+    /// response on Linux) and is observed on a callback queue other than the main queue: that one
+    /// is decoded on the callback queue, just before the observers, so that URLSession's queue is
+    /// free sooner. Observers of the returned future run on the callback queue.
     ///
     /// - Parameters:
     ///   - type: The type to decode.
@@ -34,7 +37,7 @@ extension Future where Value == Data {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
-        return mapWhereCompleted { data in
+        return mapBeforeObservers { data in
             try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
         }
     }
@@ -56,7 +59,7 @@ extension Future where Value == Data {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
-        return mapWhereCompleted { data in
+        return mapBeforeObservers { data in
             try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
         }
     }
@@ -78,7 +81,7 @@ extension Future where Value == Response {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
-        return mapWhereCompleted { response in
+        return mapBeforeObservers { response in
             try BodyDecoder.decode(type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
         }
     }
@@ -95,7 +98,7 @@ extension Future where Value == Response {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
-        return mapWhereCompleted { response in
+        return mapBeforeObservers { response in
             try BodyDecoder.decodeIfPresent(
                 type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
         }

@@ -120,6 +120,70 @@ struct ConnectDeliveryTests {
         #expect(observedOnQueue)
     }
 
+    #if canImport(FoundationNetworking)
+        /// Records, while it is decoded, whether it is decoded on a queue and on URLSession's thread.
+        private struct DecodingProbe: Decodable, Sendable {
+            static let record = CodingUserInfoKey(rawValue: "record")!
+            init(from decoder: any Decoder) throws {
+                (decoder.userInfo[Self.record] as? @Sendable () -> Void)?()
+            }
+        }
+
+        /// A body that arrives on URLSession's own thread (as a lone small response does on Linux)
+        /// is decoded on the observers' queue, in the block that runs them, not before the hop.
+        @Test func aBodyArrivingOnURLSessionsThreadIsDecodedOnTheObserversQueue() async throws {
+            let marker = QueueMarker(label: "test.connect.decoding-after-hop")
+            let decodedOn = Recorder<(onQueue: Bool, onSessionThread: Bool)>()
+            let decoder = JSONDecoder()
+            decoder.userInfo[DecodingProbe.record] = { @Sendable in
+                decodedOn.append((marker.isCurrent, SessionQueue.isCurrent))
+            }
+            let promise = Promise<Data>(callbackQueue: marker.queue)
+            let observedOnQueue = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                promise.future.decoded(toType: DecodingProbe.self, decoder: decoder)
+                    .observe { _ in continuation.resume(returning: marker.isCurrent) }
+                SessionQueue.run { promise.succeed(Data("{}".utf8)) }
+            }
+            #expect(decodedOn.values.map(\.onQueue) == [true])
+            #expect(decodedOn.values.map(\.onSessionThread) == [false])
+            #expect(observedOnQueue)
+        }
+
+        /// Decoding never moves to the main queue, nor to a queue when the first observer is bound
+        /// for none (an awaiting task's is not): there, it runs where the body arrives.
+        @Test(arguments: [true, false])
+        func aBodyArrivingOnURLSessionsThreadIsDecodedThereForTheMainQueueOrNoQueue(mainQueue: Bool) throws {
+            let decodedOnSessionThread = Recorder<Bool>()
+            let decoder = JSONDecoder()
+            decoder.userInfo[DecodingProbe.record] = { @Sendable in
+                decodedOnSessionThread.append(SessionQueue.isCurrent)
+            }
+            let promise = Promise<Data>(callbackQueue: mainQueue ? DispatchQueue.main : nil)
+            let decoded = promise.future.decoded(toType: DecodingProbe.self, decoder: decoder)
+            decoded.observe { _ in }
+            SessionQueue.run { promise.succeed(Data("{}".utf8)) }
+            // Decoded during `succeed`, on this thread, marked as URLSession's.
+            #expect(decodedOnSessionThread.values == [true])
+            #expect(decoded.isCompleted)
+        }
+
+        /// A failure passes through on URLSession's thread: nothing to decode, nothing to hand over.
+        @Test func aFailureArrivingOnURLSessionsThreadPassesThroughWithoutAHop() async throws {
+            let marker = QueueMarker(label: "test.connect.decoding-failure")
+            let promise = Promise<Data>(callbackQueue: marker.queue)
+            let decoded = promise.future.decoded(toType: Fixtures.Todo.self)
+            let observed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                decoded.observe { result in continuation.resume(returning: Fixtures.error(of: result) != nil) }
+                SessionQueue.run {
+                    promise.fail(ConnectError.invalidResponse)
+                    // Completed before `fail` returned: the failure was not sent to the queue first.
+                    #expect(decoded.isCompleted)
+                }
+            }
+            #expect(observed)
+        }
+    #endif
+
     @Test func transportErrorBecomesTransportErrorKeepingTheURLError() async throws {
         let connect = makeConnect(transport: StubTransport { _ in throw URLError(.notConnectedToInternet) })
         let result = await connect.request(TestConnector()).asyncResult

@@ -13,6 +13,24 @@ struct WorkListTests {
         WorkList.Item(queue: queue, run: run)
     }
 
+    /// On Linux, `DispatchQueue.main` is a new wrapper object at every call: identity cannot tell it.
+    @Test func theMainQueueIsToldFromOthersThroughAnyWrapperOfIt() {
+        #expect(MainQueue.isMain(DispatchQueue.main))
+        #expect(MainQueue.isMain(DispatchQueue.main))
+        #expect(!MainQueue.isMain(DispatchQueue(label: "test.worklist.not-main")))
+        #expect(!MainQueue.isMain(DispatchQueue.global()))
+    }
+
+    @Test func theFirstItemsQueueIsGivenUnlessItIsNoneOrTheMainQueue() {
+        let queue = DispatchQueue(label: "test.worklist.first-queue")
+        #expect(WorkList().firstQueueOtherThanMain == nil)
+        #expect(WorkList(WorkList.Item(queue: nil) { .empty }).firstQueueOtherThanMain == nil)
+        #expect(WorkList(WorkList.Item(queue: DispatchQueue.main) { .empty }).firstQueueOtherThanMain == nil)
+        var two = WorkList(WorkList.Item(queue: queue) { .empty })
+        two.append(WorkList.Item(queue: nil) { .empty })
+        #expect(two.firstQueueOtherThanMain === queue)
+    }
+
     @Test func emptyListHasNoWork() {
         #expect(WorkList.empty.isEmpty)
         #expect(!WorkList(items: [item { .empty }]).isEmpty)

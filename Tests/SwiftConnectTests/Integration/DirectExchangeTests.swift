@@ -106,6 +106,41 @@ struct DirectExchangeTests {
         #endif
     }
 
+    /// Records, while it is decoded, the queue being drained and whether the thread is URLSession's.
+    private struct DecodingProbe: Decodable, Sendable {
+        static let record = CodingUserInfoKey(rawValue: "record")!
+        init(from decoder: any Decoder) throws {
+            (decoder.userInfo[Self.record] as? @Sendable () -> Void)?()
+        }
+    }
+
+    /// A lone small response is handled on URLSession's own queue, but its body is decoded on the
+    /// callback queue, just before the observers: URLSession's queue, with the transfer's
+    /// bookkeeping still to do, is let go first. Awaited, it is decoded where it arrives.
+    @Test func aLoneResponseIsDecodedOnTheCallbackQueueWhenObservedAndWhereItArrivesWhenAwaited() async throws {
+        let callbacks = DispatchQueue(label: "test.direct-exchange.callbacks")
+        let decodedOn = Recorder<(callbackQueue: Bool, sessionQueue: Bool)>()
+        let decoder = JSONDecoder()
+        decoder.userInfo[DecodingProbe.record] = { @Sendable in
+            decodedOn.append((DrainingQueue.current === callbacks, SessionQueue.isCurrent))
+        }
+        let connect = HTTPBin.connect { $0.callbackQueue = callbacks }
+        let observed = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            connect.request(Call(endpoint: "/json")).decoded(toType: DecodingProbe.self, decoder: decoder)
+                .observe { result in continuation.resume(returning: (try? result.get()) != nil) }
+        }
+        _ = try await connect.request(Call(endpoint: "/json")).decoded(toType: DecodingProbe.self, decoder: decoder)
+            .value
+        #expect(observed)
+        #if canImport(FoundationNetworking)
+            #expect(decodedOn.values.map(\.callbackQueue) == [true, false])
+            #expect(decodedOn.values.map(\.sessionQueue) == [false, true])
+        #else
+            // Apple's URLSession calls the delegate on a queue of its own: decoded before the hop.
+            #expect(decodedOn.values.map(\.callbackQueue) == [false, false])
+        #endif
+    }
+
     /// A validator of a lone response runs on URLSession's own queue, where cancelling a task
     /// waits on itself: cancelling a request it has just sent must leave that queue first.
     @Test(arguments: [false, true])
