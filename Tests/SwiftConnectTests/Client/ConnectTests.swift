@@ -100,20 +100,12 @@ struct ConnectDeliveryTests {
     @Test func decodingRunsBeforeTheHopToTheCallbackQueueAndObserversRunOnIt() async throws {
         let marker = QueueMarker(label: "test.connect.callback-queue.decoding")
         let decodedOn = Recorder<Bool>()
-        /// Records, while it is decoded, whether it is decoded on the callback queue.
-        struct Probe: Decodable, Sendable {
-            static let record = CodingUserInfoKey(rawValue: "record")!
-            init(from decoder: any Decoder) throws {
-                (decoder.userInfo[Self.record] as? @Sendable () -> Void)?()
-            }
-        }
-        let decoder = JSONDecoder()
-        decoder.userInfo[Probe.record] = { @Sendable in decodedOn.append(marker.isCurrent) }
+        let decoder = DecodingProbe.decoder { decodedOn.append(marker.isCurrent) }
         let connect = Fixtures.connect(transport: StubTransport { _ in Fixtures.json("{}") }) {
             $0.callbackQueue = marker.queue
         }
         let observedOnQueue = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            connect.request(TestConnector()).decoded(toType: Probe.self, decoder: decoder)
+            connect.request(TestConnector()).decoded(toType: DecodingProbe.self, decoder: decoder)
                 .observe { _ in continuation.resume(returning: marker.isCurrent) }
         }
         #expect(decodedOn.values == [false])
@@ -121,23 +113,12 @@ struct ConnectDeliveryTests {
     }
 
     #if canImport(FoundationNetworking)
-        /// Records, while it is decoded, whether it is decoded on a queue and on URLSession's thread.
-        private struct DecodingProbe: Decodable, Sendable {
-            static let record = CodingUserInfoKey(rawValue: "record")!
-            init(from decoder: any Decoder) throws {
-                (decoder.userInfo[Self.record] as? @Sendable () -> Void)?()
-            }
-        }
-
         /// A body that arrives on URLSession's own thread (as a lone small response does on Linux)
         /// is decoded on the observers' queue, in the block that runs them, not before the hop.
         @Test func aBodyArrivingOnURLSessionsThreadIsDecodedOnTheObserversQueue() async throws {
             let marker = QueueMarker(label: "test.connect.decoding-after-hop")
             let decodedOn = Recorder<(onQueue: Bool, onSessionThread: Bool)>()
-            let decoder = JSONDecoder()
-            decoder.userInfo[DecodingProbe.record] = { @Sendable in
-                decodedOn.append((marker.isCurrent, SessionQueue.isCurrent))
-            }
+            let decoder = DecodingProbe.decoder { decodedOn.append((marker.isCurrent, SessionQueue.isCurrent)) }
             let promise = Promise<Data>(callbackQueue: marker.queue)
             let observedOnQueue = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
                 promise.future.decoded(toType: DecodingProbe.self, decoder: decoder)
@@ -154,10 +135,7 @@ struct ConnectDeliveryTests {
         @Test(arguments: [true, false])
         func aBodyArrivingOnURLSessionsThreadIsDecodedThereForTheMainQueueOrNoQueue(mainQueue: Bool) throws {
             let decodedOnSessionThread = Recorder<Bool>()
-            let decoder = JSONDecoder()
-            decoder.userInfo[DecodingProbe.record] = { @Sendable in
-                decodedOnSessionThread.append(SessionQueue.isCurrent)
-            }
+            let decoder = DecodingProbe.decoder { decodedOnSessionThread.append(SessionQueue.isCurrent) }
             let promise = Promise<Data>(callbackQueue: mainQueue ? DispatchQueue.main : nil)
             let decoded = promise.future.decoded(toType: DecodingProbe.self, decoder: decoder)
             decoded.observe { _ in }

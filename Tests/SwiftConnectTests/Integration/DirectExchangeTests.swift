@@ -106,22 +106,13 @@ struct DirectExchangeTests {
         #endif
     }
 
-    /// Records, while it is decoded, the queue being drained and whether the thread is URLSession's.
-    private struct DecodingProbe: Decodable, Sendable {
-        static let record = CodingUserInfoKey(rawValue: "record")!
-        init(from decoder: any Decoder) throws {
-            (decoder.userInfo[Self.record] as? @Sendable () -> Void)?()
-        }
-    }
-
     /// A lone small response is handled on URLSession's own queue, but its body is decoded on the
     /// callback queue, just before the observers: URLSession's queue, with the transfer's
     /// bookkeeping still to do, is let go first. Awaited, it is decoded where it arrives.
     @Test func aLoneResponseIsDecodedOnTheCallbackQueueWhenObservedAndWhereItArrivesWhenAwaited() async throws {
         let callbacks = DispatchQueue(label: "test.direct-exchange.callbacks")
         let decodedOn = Recorder<(callbackQueue: Bool, sessionQueue: Bool)>()
-        let decoder = JSONDecoder()
-        decoder.userInfo[DecodingProbe.record] = { @Sendable in
+        let decoder = DecodingProbe.decoder {
             decodedOn.append((DrainingQueue.current === callbacks, SessionQueue.isCurrent))
         }
         let connect = HTTPBin.connect { $0.callbackQueue = callbacks }
