@@ -95,8 +95,8 @@ struct MultipartFormData: Sendable {
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidBoundary(_:)``,
     ///   ``InvalidRequestReason/invalidPartName(_:)``, ``InvalidRequestReason/invalidFileName(_:)``,
-    ///   ``InvalidRequestReason/invalidMimeType(_:)``, ``InvalidRequestReason/fileNotFound(_:)`` or
-    ///   ``InvalidRequestReason/fileNotReadable(_:)``.
+    ///   ``InvalidRequestReason/invalidMimeType(_:)``, ``InvalidRequestReason/fileNotFound(_:)``,
+    ///   ``InvalidRequestReason/fileNotReadable(_:)`` or ``InvalidRequestReason/bodyTooLarge(_:)``.
     func makeBody(framing: UploadBody.Framing) throws -> UploadBody {
         let boundary = try usableBoundary()
         var segments: [UploadBody.Segment] = []
@@ -106,9 +106,19 @@ struct MultipartFormData: Sendable {
         func emit(_ text: String) {
             pending.append(contentsOf: text.utf8)
         }
-        func flush() {
+        /// The name of the last file counted, for ``InvalidRequestReason/bodyTooLarge(_:)``: only
+        /// a file can push the length past `Int64.max` (a stream may declare any `UInt64`).
+        var lastFile = ""
+        func count(_ size: UInt64) throws {
+            let (sum, overflow) = length.addingReportingOverflow(Int64(clamping: size))
+            guard size <= UInt64(Int64.max), !overflow else {
+                throw ConnectError.invalidRequest(.bodyTooLarge(lastFile))
+            }
+            length = sum
+        }
+        func flush() throws {
             guard !pending.isEmpty else { return }
-            length += Int64(pending.count)
+            try count(UInt64(pending.count))
             segments.append(.bytes(pending))
             pending = Data()
         }
@@ -133,26 +143,29 @@ struct MultipartFormData: Sendable {
                 emit("Content-Type: \(file.mimeType.rawValue)\r\n\r\n")
                 switch file.content {
                 case .data(let data):
-                    flush()
+                    try flush()
+                    lastFile = file.name
                     if !data.isEmpty {
-                        length += Int64(data.count)
+                        try count(UInt64(data.count))
                         segments.append(.bytes(data))
                     }
                 case .fileURL(let url):
                     let size = try Self.measureFile(at: url)
-                    flush()
-                    length += size
+                    try flush()
+                    lastFile = file.name
+                    try count(UInt64(size))
                     segments.append(.file(path: url.path, length: size, source: file))
                 case .stream(let streamLength, let makeStream):
-                    flush()
-                    length += Int64(clamping: streamLength)
-                    segments.append(.stream(length: Int64(clamping: streamLength), make: makeStream, source: file))
+                    try flush()
+                    lastFile = file.name
+                    try count(streamLength)
+                    segments.append(.stream(length: Int64(streamLength), make: makeStream, source: file))
                 }
             }
             emit("\r\n")
         }
         emit("--\(boundary)--\r\n")
-        flush()
+        try flush()
         return UploadBody(
             contentType: Self.contentType(boundary: boundary), contentLength: length, framing: framing,
             segments: segments)

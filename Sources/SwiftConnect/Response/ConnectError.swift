@@ -161,6 +161,9 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// A multipart boundary given in ``UploadOptions`` is not 1–70 RFC 2046 characters, or
     /// occurs in a field value.
     case invalidBoundary(String)
+    /// The multipart body would be longer than `Int64.max` bytes. Names the file whose length
+    /// passed the limit: a stream's declared `length` may be any `UInt64`.
+    case bodyTooLarge(String)
 
     /// A readable explanation.
     public var description: String {
@@ -201,6 +204,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "media type '\(type)' is empty or not printable ASCII"
         case .invalidBoundary(let boundary):
             return "multipart boundary '\(boundary)' is not 1 to 70 RFC 2046 characters, or occurs in a field"
+        case .bodyTooLarge(let name):
+            return "file '\(name)' makes the multipart body longer than \(Int64.max) bytes"
         }
     }
 

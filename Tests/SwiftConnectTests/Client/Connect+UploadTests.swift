@@ -137,6 +137,12 @@ struct ConnectUploadTests {
         #expect(reason == .invalidPartName(""))
     }
 
+    @Test func streamDeclaringMoreBytesThanABodyCanHoldFailsBeforeSending() async {
+        let huge = File(name: "huge.bin", key: "f", mimeType: .binary, length: .max) { InputStream(data: Data()) }
+        let reason = await rejection(files: [huge])
+        #expect(reason == .bodyTooLarge("huge.bin"))
+    }
+
     @Test func getCannotUpload() async {
         let reason = await rejection(files: [], connector: connector(method: .get))
         #expect(reason == .bodyNotAllowed(method: "GET"))

@@ -199,6 +199,24 @@ struct MultipartFormDataTests {
         #expect(rejection(multipart) == .invalidFileName("a\0.txt"))
     }
 
+    @Test(arguments: [UInt64.max, UInt64(Int64.max), UInt64(Int64.max) - 100])
+    func streamLengthsThatPassInt64MaxWithTheFramingAreRejected(length: UInt64) {
+        var multipart = MultipartFormData(boundary: Self.boundary)
+        multipart.append(File(name: "s", key: "k", mimeType: .binary, length: length) { InputStream(data: Data()) })
+        #expect(rejection(multipart) == .bodyTooLarge("s"))
+    }
+
+    @Test func streamsWhoseLengthsTogetherPassInt64MaxAreRejectedAtTheOneThatPassesIt() throws {
+        let half = UInt64(Int64.max / 2)
+        var multipart = MultipartFormData(boundary: Self.boundary)
+        multipart.append(File(name: "first", key: "k", mimeType: .binary, length: half) { InputStream(data: Data()) })
+        // Alone, the first fits: the body's length counts it and the framing.
+        let alone = try multipart.makeBody(framing: .contentLength)
+        #expect(alone.contentLength > Int64(half))
+        multipart.append(File(name: "second", key: "k", mimeType: .binary, length: half) { InputStream(data: Data()) })
+        #expect(rejection(multipart) == .bodyTooLarge("second"))
+    }
+
     @Test(arguments: ["", "text/plain\r\nX: 1", "image/jpé"])
     func mediaTypesThatWouldBreakThePartAreRejected(raw: String) {
         var multipart = MultipartFormData(boundary: Self.boundary)
