@@ -44,6 +44,10 @@ public struct ConnectConfiguration: Sendable {
     public var validators: [ResponseValidator]
     /// Waits before a retry; `Task.sleep` by default. Replace it in tests so retries don't sleep.
     /// It must throw when the waiting task is cancelled.
+    ///
+    /// The default takes any delay: a negative or NaN one does not wait, and one longer than
+    /// `Task.sleep` can count (about 584 years, `.infinity` included) waits that long, until the
+    /// request is cancelled.
     public var sleep: @Sendable (TimeInterval) async throws -> Void
 
     /// The serial queue used as the default callback queue on Linux.
@@ -68,7 +72,7 @@ public struct ConnectConfiguration: Sendable {
         redirectPolicy: RedirectPolicy = .follow,
         validators: [ResponseValidator] = [],
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
-            try await Task.sleep(nanoseconds: UInt64(max(0, seconds) * 1_000_000_000))
+            try await Task.sleep(nanoseconds: ConnectConfiguration.nanoseconds(seconds))
         }
     ) {
         self.sessionConfiguration = sessionConfiguration
@@ -82,6 +86,16 @@ public struct ConnectConfiguration: Sendable {
         self.redirectPolicy = redirectPolicy
         self.validators = validators
         self.sleep = sleep
+    }
+
+    /// `seconds` as `Task.sleep`'s nanoseconds: `0` for a negative or NaN delay, `UInt64.max`
+    /// for one too long to count (converting those directly would trap).
+    @usableFromInline
+    static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
+        guard seconds > 0 else { return 0 }
+        let nanoseconds = seconds * 1_000_000_000
+        // `Double(UInt64.max)` rounds up to 2^64, which does not fit; anything below it does.
+        return nanoseconds < Double(UInt64.max) ? UInt64(nanoseconds) : .max
     }
 
     /// The default configuration.

@@ -180,13 +180,16 @@ struct PipelineTests {
         #expect(transport.requests.isEmpty)
     }
 
-    @Test func cancellingDuringARetryDelayReturnsCancelled() async throws {
+    /// Past about 1.8e10 s, a delay no longer fits `Task.sleep`'s nanoseconds: the default sleep
+    /// waits as long as it can count instead of trapping.
+    @Test(arguments: [30, 1e12, .infinity] as [TimeInterval])
+    func cancellingDuringARetryDelayReturnsCancelled(delay: TimeInterval) async throws {
         let calls = Fixtures.Counter()
         let transport = StubTransport { _ in
             calls.increment()
             return Fixtures.json("{}", status: 500)
         }
-        let pipeline = pipeline(transport: transport, retriers: [ScriptedRetrier(answers: [.retryWithDelay(30)])])
+        let pipeline = pipeline(transport: transport, retriers: [ScriptedRetrier(answers: [.retryWithDelay(delay)])])
         let request = request
         let task = Task { await pipeline.run(request) }
         for _ in 0..<200 where calls.value == 0 {
@@ -196,6 +199,28 @@ struct PipelineTests {
         let result = await task.value
         #expect((Fixtures.error(of: result) as? ConnectError)?.isCancellation == true)
         #expect(calls.value == 1)
+    }
+
+    @Test(arguments: [-1, -.infinity, .nan, 0] as [TimeInterval])
+    func aNegativeOrNaNRetryDelayRetriesAtOnce(delay: TimeInterval) async throws {
+        let calls = Fixtures.Counter()
+        let transport = StubTransport { _ in
+            calls.increment() < 2 ? Fixtures.json("{}", status: 500) : Fixtures.json(#"{"ok":1}"#)
+        }
+        let pipeline = pipeline(transport: transport, retriers: [ScriptedRetrier(answers: [.retryWithDelay(delay)])])
+        let result = await pipeline.run(request)
+        #expect((try? result.get())?.data == Data(#"{"ok":1}"#.utf8))
+        #expect(calls.value == 2)
+    }
+
+    @Test func theDefaultSleepCountsAnyDelayInNanosecondsWithoutTrapping() {
+        #expect(ConnectConfiguration.nanoseconds(1.5) == 1_500_000_000)
+        #expect(ConnectConfiguration.nanoseconds(0) == 0)
+        #expect(ConnectConfiguration.nanoseconds(-3) == 0)
+        #expect(ConnectConfiguration.nanoseconds(.nan) == 0)
+        #expect(ConnectConfiguration.nanoseconds(1.8e10) == 18_000_000_000_000_000_000)
+        #expect(ConnectConfiguration.nanoseconds(1.9e10) == .max)
+        #expect(ConnectConfiguration.nanoseconds(.infinity) == .max)
     }
 
     @Test func loggerReceivesTheRequestThenTheResponse() async throws {
