@@ -16,9 +16,10 @@ public struct UploadProgress: Sendable, Hashable, CustomStringConvertible {
         self.totalBytes = totalBytes
     }
 
-    /// `bytesSent / totalBytes`, from `0` to `1` (`1` for an empty body).
+    /// `bytesSent / totalBytes`, from `0` to `1` (`1` for an empty body). A value made by hand
+    /// with `bytesSent` outside `0...totalBytes` gives the nearer end.
     public var fractionCompleted: Double {
-        totalBytes > 0 ? Double(bytesSent) / Double(totalBytes) : 1
+        totalBytes > 0 ? min(1, max(0, Double(bytesSent) / Double(totalBytes))) : 1
     }
 
     /// Whether the whole body has been sent.
