@@ -140,7 +140,7 @@ extension Connect {
     {
         let parameters = try RequestBuilder.parameters(of: connector, encoder: configuration.jsonEncoder)
         var request = try RequestBuilder.makeRequest(
-            for: connector, parameters: parameters, body: nil, defaultHeaders: configuration.defaultHeaders,
+            for: connector, parameters: parameters, body: nil, defaultHeaders: defaultHeaders,
             timeout: configuration.timeoutInterval, baseURL: configuration.baseURL, cache: RequestBuildCache.shared)
         guard connector.method.allowsBody else {
             throw ConnectError.invalidRequest(.bodyNotAllowed(method: connector.method.rawValue))

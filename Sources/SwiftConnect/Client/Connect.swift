@@ -38,6 +38,9 @@ public final class Connect: Sendable {
     public let transport: any Transport
 
     private let inFlight = LockedBox(InFlight())
+    /// The headers every build starts from: the credential headers a ``URLSessionTransport`` took
+    /// out of its session's `httpAdditionalHeaders`, then ``ConnectConfiguration/defaultHeaders``.
+    let defaultHeaders: [HTTPHeader]
 
     /// Creates a client.
     ///
@@ -57,7 +60,10 @@ public final class Connect: Sendable {
         self.middleware = middleware
         self.errorHandler = errorHandler
         self.configuration = configuration
-        self.transport = transport ?? URLSessionTransport(configuration: configuration.sessionConfiguration)
+        let transport = transport ?? URLSessionTransport(configuration: configuration.sessionConfiguration)
+        self.transport = transport
+        let sessionCredentials = (transport as? URLSessionTransport)?.sessionCredentialHeaders ?? []
+        defaultHeaders = sessionCredentials + configuration.defaultHeaders
     }
 
     // MARK: Requests
@@ -119,12 +125,15 @@ public final class Connect: Sendable {
     }
 
     /// Builds the `URLRequest` `connector` describes, with this client's encoder, default headers
-    /// and timeout — what ``request(_:debugResponse:)`` sends before middleware.
+    /// and timeout — what ``request(_:debugResponse:)`` sends before middleware. The credential
+    /// headers of the session configuration's `httpAdditionalHeaders` (`Authorization`, `Cookie`,
+    /// `X-API-Key`, …) are among the headers, below the default headers: they are sent with the
+    /// request rather than by the session, so that a redirect to another origin drops them.
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)``.
     public func urlRequest(for connector: Connector) throws -> URLRequest {
         try RequestBuilder.makeRequest(
-            for: connector, encoder: configuration.jsonEncoder, defaultHeaders: configuration.defaultHeaders,
+            for: connector, encoder: configuration.jsonEncoder, defaultHeaders: defaultHeaders,
             timeout: configuration.timeoutInterval, baseURL: configuration.baseURL)
     }
 

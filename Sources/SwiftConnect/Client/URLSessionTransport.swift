@@ -18,9 +18,16 @@ import Foundation
 ///   `Transfer-Encoding: chunked`, which servers reject; the progress of a streamed body has `0` as
 ///   its expected size. ``send(_:body:progress:)`` sends a plain `Content-Length` and reports
 ///   progress against the body's known length.
+/// - URLSession adds a configuration's `httpAdditionalHeaders` to every task, the next hop of a
+///   redirect to another origin included. Credential headers among them (`Authorization`,
+///   `Cookie`, `X-API-Key`, …) are taken out of the session; `Connect` sends them as headers of each
+///   request it builds, where a redirect to another origin removes them.
 public final class URLSessionTransport: Transport {
-    private let session: URLSession
+    let session: URLSession
     private let delegate: SessionDelegate
+    /// The credential headers taken out of the configuration's `httpAdditionalHeaders`, sorted by
+    /// name. `Connect` sends them with every request it builds, below its own default headers.
+    let sessionCredentialHeaders: [HTTPHeader]
     /// Whether a ``DirectExchange`` hands a response off URLSession's queue when the session has
     /// other transfers in flight. Always, but for tests that must reach what a validator meets on
     /// that queue when another transfer starts just after the check (a race otherwise).
@@ -33,13 +40,39 @@ public final class URLSessionTransport: Transport {
 
     init(configuration: URLSessionConfiguration, handsOffBusyResponses: Bool) {
         self.handsOffBusyResponses = handsOffBusyResponses
+        let (sessionConfiguration, credentials) = Self.liftingCredentials(from: configuration)
+        sessionCredentialHeaders = credentials
         delegate = SessionDelegate()
         #if canImport(FoundationNetworking)
             session = URLSession(
-                configuration: configuration, delegate: delegate, delegateQueue: ImmediateOperationQueue())
+                configuration: sessionConfiguration, delegate: delegate, delegateQueue: ImmediateOperationQueue())
         #else
-            session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: nil)
+            session = URLSession(configuration: sessionConfiguration, delegate: delegate, delegateQueue: nil)
         #endif
+    }
+
+    /// `configuration`, or a copy without the credential headers of its `httpAdditionalHeaders`,
+    /// and those headers.
+    static func liftingCredentials(from configuration: URLSessionConfiguration)
+        -> (URLSessionConfiguration, [HTTPHeader])
+    {
+        func isCredential(_ key: AnyHashable) -> Bool {
+            (key.base as? String).map { RedirectSafety.isCredential($0) } ?? false
+        }
+        guard let additional = configuration.httpAdditionalHeaders, additional.keys.contains(where: isCredential),
+            let copy = configuration.copy() as? URLSessionConfiguration
+        else { return (configuration, []) }
+        var kept: [AnyHashable: Any] = [:]
+        var lifted: [HTTPHeader] = []
+        for (key, value) in additional {
+            if isCredential(key), let name = key.base as? String {
+                lifted.append(HTTPHeader(name: name, value: value as? String ?? "\(value)"))
+            } else {
+                kept[key] = value
+            }
+        }
+        copy.httpAdditionalHeaders = kept
+        return (copy, lifted.sorted { $0.name < $1.name })
     }
 
     deinit {

@@ -210,6 +210,21 @@ struct HTTPBinIntegrationTests {
         #expect(received.headers["X-Trace"] == "kept")
     }
 
+    /// URLSession adds a configuration's `httpAdditionalHeaders` to every hop; its credentials
+    /// must go no further than the origin the request was built for.
+    @Test(arguments: [true, false])
+    func credentialsSetInTheSessionConfigurationStayWithTheirOrigin(crossOrigin: Bool) async throws {
+        let session = URLSessionConfiguration.ephemeral
+        session.httpAdditionalHeaders = ["Authorization": "Bearer session-secret", "X-Trace": "kept"]
+        let connect = HTTPBin.connect { $0.sessionConfiguration = session }
+        let target = crossOrigin ? HTTPBin.otherOriginURL.appendingPathComponent("headers").absoluteString : "/headers"
+        let call = Call(endpoint: "/redirect-to", parameters: CompositeParameters(.query(key: "url", value: target)))
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        let received = try await connect.request(call).decoded(toType: Headers.self).value
+        #expect(received.headers["Authorization"] == (crossOrigin ? nil : "Bearer session-secret"))
+        #expect(received.headers["X-Trace"] == "kept")
+    }
+
     @Test func sameOriginRedirectKeepsCredentials() async throws {
         let call = Call(
             endpoint: "/redirect-to",
