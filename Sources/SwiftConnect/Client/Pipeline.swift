@@ -81,6 +81,9 @@ struct Pipeline: Sendable {
         } catch {
             return (.failure(Self.classify(error, wrapTransport: false)), nil)
         }
+        if let name = Self.firstInvalidHeader(of: adapted) {
+            return (.failure(ConnectError.invalidRequest(.invalidHeader(name: name))), nil)
+        }
         adapted = RedirectSafety.removingCredentials(
             from: adapted, unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
         logger?.log(DebugDescription.curl(adapted, credentialHeaders: credentialHeaders))
@@ -95,6 +98,14 @@ struct Pipeline: Sendable {
         } catch {
             return (.failure(error), response)
         }
+    }
+
+    /// The first header, by name, that the build would have refused: adapters write headers it
+    /// never saw, and `URLRequest` keeps a name that is not a token, or a value with CR or LF set
+    /// through `allHTTPHeaderFields`, which would corrupt the request on the wire.
+    static func firstInvalidHeader(of request: URLRequest) -> String? {
+        guard let fields = request.allHTTPHeaderFields else { return nil }
+        return fields.filter { !HTTPHeader(name: $0.key, value: $0.value).isValid }.keys.min()
     }
 
     /// Checks a response the interceptors let through: a status outside the acceptable range goes

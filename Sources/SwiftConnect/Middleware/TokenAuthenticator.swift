@@ -118,10 +118,15 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     }
 
     /// Sets the token header, refreshing first if the token is missing or about to expire.
+    ///
+    /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidHeader(name:)``
+    ///   for a token with CR, LF or another control character, which the header cannot carry.
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
         let token = try await store.validToken(leeway: leeway)
         var request = request
         let header = header(token)
+        // A token comes from a server's reply; `setValue` would drop one with CR or LF silently.
+        guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
         request.setValue(header.value, forHTTPHeaderField: header.name)
         return request
     }

@@ -169,6 +169,31 @@ struct ConnectMiddlewareRetrierTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// `URLRequest` keeps what `allHTTPHeaderFields` is given, CR/LF and bad names included: the
+    /// build never saw an adapter's headers, so they are checked before sending.
+    @Test(arguments: [
+        ("X-Signature", "a\r\nX-Injected: 1", "X-Signature"), ("X-Signature", "a\nb", "X-Signature"),
+        ("Bad Name", "1", "Bad Name"),
+    ])
+    func anAdaptersInvalidHeaderFailsTheRequestAndNothingIsSent(name: String, value: String, reported: String)
+        async throws
+    {
+        let transport = RecordingTransport { _ in Fixtures.json("[]") }
+        let adapter = ClosureAdapter { request in
+            var request = request
+            request.allHTTPHeaderFields = (request.allHTTPHeaderFields ?? [:]).merging([name: value]) { $1 }
+            return request
+        }
+        let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
+        let result = await connect.request(TestConnector()).asyncResult
+        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(reason == .invalidHeader(name: reported))
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func retryWithDelayWaitsThenRetries() async throws {
         let sentAt = Fixtures.Recorder<Date>()
         let transport = RecordingTransport { _ in

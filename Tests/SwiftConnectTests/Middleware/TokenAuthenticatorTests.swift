@@ -62,6 +62,39 @@ private func isUnauthorized(_ result: Result<Data, any Error>) -> Bool {
     return response.statusCode == 401
 }
 
+// MARK: - Tokens the header cannot carry
+
+@Suite("TokenAuthenticator: invalid tokens")
+struct TokenAuthenticatorInvalidTokenTests {
+    /// `URLRequest.setValue` drops a value with CR or LF silently: the request would go out
+    /// without its token (or, elsewhere, with a header injected).
+    @Test func aTokenWithALineBreakFailsTheRequestAndNothingIsSent() async throws {
+        let transport = server(accepting: "never")
+        let authenticator = TokenAuthenticator(token: AccessToken("abc\r\nX-Injected: 1")) { _ in AccessToken("x") }
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(reason == .invalidHeader(name: "Authorization"))
+        #expect(transport.requests.isEmpty)
+    }
+
+    @Test func aRefreshedTokenWithALineBreakFailsTheRetryAndIsNotSent() async throws {
+        let transport = server(accepting: "never")
+        let authenticator = TokenAuthenticator(token: AccessToken("old")) { _ in AccessToken("new\nX-Injected: 1") }
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(reason == .invalidHeader(name: "Authorization"))
+        #expect(transport.requests.map(authorization) == ["Bearer old"])
+    }
+}
+
 // MARK: - Concurrent 401s
 
 @Suite("TokenAuthenticator: concurrent refresh", .timeLimit(.minutes(1)))
