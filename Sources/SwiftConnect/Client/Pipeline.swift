@@ -188,7 +188,9 @@ struct Pipeline: Sendable {
         switch outcome {
         case .success(let (data, httpResponse)):
             let response = Response(request: request, httpResponse: httpResponse, data: data)
-            logger?.log(DebugDescription.response(response, elapsed: Self.seconds(since: start)))
+            logger?.log(
+                DebugDescription.response(
+                    response, elapsed: Self.seconds(since: start), credentialHeaders: credentialHeaders))
             return response
         case .failure(let error):
             let error = Self.classify(error, wrapTransport: true)

@@ -32,7 +32,7 @@ enum DebugDescription {
         if let body = request.httpBody, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8) {
                 lines.append(
-                    "-d \(quoted(redactedBody(text, contentType: request.value(forHTTPHeaderField: "Content-Type"))))")
+                    "-d \(quoted(redactedBody(text, contentType: request.value(forHTTPHeaderField: "Content-Type"), credentialHeaders: credentialHeaders)))")
             } else {
                 lines.append("--data-binary <\(body.count) bytes>")
             }
@@ -71,43 +71,47 @@ enum DebugDescription {
         return text + fragment
     }
 
-    /// `name=value&…` with the values of secret-looking names redacted.
-    static func redactedFields(_ encoded: String) -> String {
+    /// `name=value&…` with the values of secret-looking names (and `credentialHeaders`) redacted.
+    static func redactedFields(_ encoded: String, credentialHeaders: Set<String> = []) -> String {
         encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
             let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            return isSensitive(name: name.removingPercentEncoding ?? name) ? "\(name)=\(redacted)" : String(field)
+            let decoded = name.removingPercentEncoding ?? name
+            return isSensitive(name: decoded, credentialHeaders: credentialHeaders) ? "\(name)=\(redacted)" : String(field)
         }.joined(separator: "&")
     }
 
     /// A body that is a JSON object or array gets secret-looking keys redacted whatever its
     /// declared type — `application/json`, `+json` types such as `application/merge-patch+json`,
     /// a form type, or none — as response bodies do. Other form bodies get secret-looking fields
-    /// redacted.
-    static func redactedBody(_ text: String, contentType: String?) -> String {
+    /// redacted. Names in `credentialHeaders` count as secret-looking.
+    static func redactedBody(_ text: String, contentType: String?, credentialHeaders: Set<String> = []) -> String {
         if let data = text.data(using: .utf8),
             let object = try? JSONSerialization.jsonObject(with: data),
             let cleaned = try? JSONSerialization.data(
-                withJSONObject: redactJSON(object), options: [.sortedKeys, .withoutEscapingSlashes]),
+                withJSONObject: redactJSON(object, credentialHeaders: credentialHeaders),
+                options: [.sortedKeys, .withoutEscapingSlashes]),
             let cleanedText = String(data: cleaned, encoding: .utf8)
         {
             return cleanedText
         }
         if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
-            return redactedFields(text)
+            return redactedFields(text, credentialHeaders: credentialHeaders)
         }
         return text
     }
 
-    private static func redactJSON(_ value: Any) -> Any {
+    private static func redactJSON(_ value: Any, credentialHeaders: Set<String>) -> Any {
         switch value {
         case let object as [String: Any]:
             var result: [String: Any] = [:]
             for (key, element) in object {
-                result[key] = isSensitive(name: key) ? redacted : redactJSON(element)
+                result[key] =
+                    isSensitive(name: key, credentialHeaders: credentialHeaders)
+                    ? redacted : redactJSON(element, credentialHeaders: credentialHeaders)
             }
             return result
         case let array as [Any]:
-            return array.map(redactJSON)
+            return array.map { redactJSON($0, credentialHeaders: credentialHeaders) }
         default:
             return value
         }
@@ -124,15 +128,17 @@ enum DebugDescription {
     }
 
     /// Status, elapsed time, headers (redacted) and the body, pretty-printed when it is JSON.
-    static func response(_ response: Response, elapsed: TimeInterval) -> String {
+    /// `credentialHeaders` are redacted as headers and as keys of the body (an echo of the request).
+    static func response(_ response: Response, elapsed: TimeInterval, credentialHeaders: Set<String> = []) -> String {
         let milliseconds = Int((elapsed * 1000).rounded())
         var text = "\(response.statusCode) \(HTTPURLResponse.localizedString(forStatusCode: response.statusCode))"
         text += " in \(milliseconds) ms — \(response.request.httpMethod ?? "GET") "
         text += response.url.map(redactedURL) ?? ""
         for header in response.headers {
-            text += "\n\(header.name): \(isSensitive(name: header.name) ? redacted : header.value)"
+            let shown = isSensitive(name: header.name, credentialHeaders: credentialHeaders) ? redacted : header.value
+            text += "\n\(header.name): \(shown)"
         }
-        text += "\n\n" + body(response.data)
+        text += "\n\n" + body(response.data, credentialHeaders: credentialHeaders)
         return text
     }
 
@@ -143,11 +149,11 @@ enum DebugDescription {
         return "\(request.httpMethod ?? "GET") \(url) failed after \(milliseconds) ms: \(error)"
     }
 
-    static func body(_ data: Data) -> String {
+    static func body(_ data: Data, credentialHeaders: Set<String> = []) -> String {
         if data.isEmpty { return "<empty body>" }
         if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let pretty = try? JSONSerialization.data(
-                withJSONObject: redactJSON(object),
+                withJSONObject: redactJSON(object, credentialHeaders: credentialHeaders),
                 options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
             let text = String(data: pretty, encoding: .utf8)
         {

@@ -494,6 +494,33 @@ struct ConnectDebugTests {
         let log = logger.messages.joined(separator: "\n")
         #expect(!log.contains(Self.secret), "the secret leaked into:\n\(log)")
     }
+
+    /// A token header named by the connector (`AuthorizationToken.header(name:value:)`) looks like
+    /// any header; echoed in the body or sent back as a header, it is redacted all the same.
+    @Test(arguments: [true, false])
+    func debugResponseRedactsACustomTokenHeaderEchoedInTheBodyOrTheHeaders(throughThePipeline: Bool) async throws {
+        let logger = CapturingLogger()
+        let echo = StubTransport { request in
+            let headers = request.allHTTPHeaderFields ?? [:]
+            var reply = try StubTransport.Reply.json(["headers": headers])
+            reply.headers["X-Custom"] = headers["X-Custom"]
+            return reply
+        }
+        let middleware: any ConnectMiddlewareProtocol =
+            throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
+        let connect = Connect(
+            middleware: middleware, configuration: {
+                var configuration = ConnectConfiguration()
+                configuration.logger = logger
+                return configuration
+            }(), transport: echo)
+        var connector = MiddlewareFixtures.Call()
+        connector.authorizationToken = .header(name: "X-Custom", value: Self.secret)
+        _ = try await connect.request(connector, debugResponse: true).value
+        let log = logger.messages.joined(separator: "\n")
+        #expect(log.contains("X-Custom"))
+        #expect(!log.contains(Self.secret), "the secret leaked into:\n\(log)")
+    }
 }
 
 @Suite("Connect: base URL override")
