@@ -32,7 +32,8 @@ enum DebugDescription {
         if let body = request.httpBody, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8) {
                 lines.append(
-                    "-d \(quoted(redactedBody(text, contentType: request.value(forHTTPHeaderField: "Content-Type"), credentialHeaders: credentialHeaders)))")
+                    "-d \(quoted(redactedBody(text, contentType: request.value(forHTTPHeaderField: "Content-Type"), credentialHeaders: credentialHeaders)))"
+                )
             } else {
                 lines.append("--data-binary <\(body.count) bytes>")
             }
@@ -76,7 +77,8 @@ enum DebugDescription {
         encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
             let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
             let decoded = name.removingPercentEncoding ?? name
-            return isSensitive(name: decoded, credentialHeaders: credentialHeaders) ? "\(name)=\(redacted)" : String(field)
+            return isSensitive(name: decoded, credentialHeaders: credentialHeaders)
+                ? "\(name)=\(redacted)" : String(field)
         }.joined(separator: "&")
     }
 

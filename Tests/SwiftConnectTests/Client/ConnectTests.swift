@@ -509,7 +509,8 @@ struct ConnectDebugTests {
         let middleware: any ConnectMiddlewareProtocol =
             throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
         let connect = Connect(
-            middleware: middleware, configuration: {
+            middleware: middleware,
+            configuration: {
                 var configuration = ConnectConfiguration()
                 configuration.logger = logger
                 return configuration
