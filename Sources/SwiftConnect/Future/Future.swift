@@ -20,10 +20,10 @@ import Foundation
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: the only mutable state is `state` and `isSettled`, written only while
+    // @unchecked Sendable: the mutable state is `state` and `isSettled`, written only while
     // `lock` is held and read under it — but for observers reading a completed `state`, which is
     // never written again (see `outcome`) — or, for a future born completed (`lock == nil`), never
-    // written after `init`.
+    // written after `init`; and `responseSource`, written once before the future is handed out.
     //
     // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
@@ -53,6 +53,10 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var isSettled: Bool
     // Unchecked exclusivity: `lock` already serialises every access.
     @usableFromInline @exclusivity(unchecked) var state: State
+    /// For the body of a response (``Future/data``): the response's future, completed before
+    /// this one, so that a decoding failure can carry the response. Written once, before the
+    /// future is handed out.
+    @usableFromInline var responseSource: Future<Response>?
 
     @inlinable
     init(

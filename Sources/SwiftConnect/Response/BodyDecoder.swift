@@ -21,6 +21,19 @@ public struct Empty: Decodable, Sendable, Equatable {
 enum BodyDecoder {
     @TaskLocal static var keyPath: [String] = []
 
+    /// `error`, with the response of `source` added when it is a decoding failure that has none:
+    /// a body taken from a response (``Future/data``) and decoded afterwards.
+    @usableFromInline
+    static func failure(_ error: any Error, withResponseOf source: Future<Response>?) -> any Error {
+        guard let source, case .decoding(let failure) = error as? ConnectError, failure.response == nil,
+            case .success(let response) = source.outcome
+        else { return error }
+        return ConnectError.decoding(
+            DecodingFailure(
+                type: failure.type, keyPath: failure.keyPath, reason: failure.reason,
+                underlyingError: failure.underlyingError, response: response))
+    }
+
     @usableFromInline
     static func decode<T: Decodable>(
         _ type: T.Type, from data: Data, keyPath: String?, decoder: JSONDecoder, response: Response?

@@ -29,7 +29,9 @@ extension Future where Value == Data {
     ///   - type: The type to decode.
     ///   - keyPath: Where in the JSON the value sits, e.g. `data.item`; `nil` for the whole body.
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
-    /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``.
+    /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``. For
+    ///   the body of a response (``Connect/request(_:debugResponse:)``, ``Future/data``), the
+    ///   failure carries the response: its status code and body.
     @inlinable
     public func decoded<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
@@ -37,8 +39,13 @@ extension Future where Value == Data {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
+        let source = responseSource
         return mapBeforeObservers { data in
-            try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+            do {
+                return try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+            } catch {
+                throw BodyDecoder.failure(error, withResponseOf: source)
+            }
         }
     }
 
@@ -59,8 +66,14 @@ extension Future where Value == Data {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
+        let source = responseSource
         return mapBeforeObservers { data in
-            try BodyDecoder.decodeIfPresent(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+            do {
+                return try BodyDecoder.decodeIfPresent(
+                    type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
+            } catch {
+                throw BodyDecoder.failure(error, withResponseOf: source)
+            }
         }
     }
 }
@@ -105,6 +118,13 @@ extension Future where Value == Response {
     }
 
     /// The body alone, taken where the response arrives; observers run on the callback queue.
+    /// Decoding it (``Future/decoded(toType:keyPath:decoder:)``) still reports the response with
+    /// a failure.
     @inlinable
-    public var data: Future<Data> { mapWhereCompleted(\.data) }
+    public var data: Future<Data> {
+        let body = mapWhereCompleted(\.data)
+        // Before anyone else holds `body`: its decoding steps read this after it completes.
+        body.responseSource = self
+        return body
+    }
 }

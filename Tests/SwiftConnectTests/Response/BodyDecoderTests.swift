@@ -55,6 +55,36 @@ struct DecodedTests {
         #expect(failure.underlyingError is DecodingError)
     }
 
+    /// The body of `request(_:)` came from a response: a failure to decode it says which.
+    @Test func aRequestsBodyThatFailsToDecodeCarriesTheResponse() async throws {
+        let body = #"{"id":"x","title":"t"}"#
+        let connect = connect(body: body, status: 203)
+        let results = [
+            await connect.request(TestConnector()).decoded(toType: Todo.self).asyncResult.map { _ in () },
+            await connect.request(TestConnector()).decoded(toType: Todo.self, keyPath: "id").asyncResult.map { _ in ()
+            },
+            await connect.request(TestConnector()).decodedIfPresent(toType: Todo.self).asyncResult.map { _ in () },
+            await connect.response(TestConnector()).data.decoded(toType: Todo.self).asyncResult.map { _ in () },
+        ]
+        for result in results {
+            let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+            #expect(failure.response?.statusCode == 203)
+            let error = try #require(Fixtures.error(of: result) as? ConnectError)
+            #expect(error.statusCode == 203)
+            #expect(error.responseBody == Data(body.utf8))
+        }
+    }
+
+    @Test func bodyThatIsNotFromAResponseFailsWithoutOne() async throws {
+        let result = await Future(value: Data("[]".utf8)).decoded(toType: Todo.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.response == nil)
+        // A body mapped from the response's is a body of its own: no response is claimed for it.
+        let mapped = await connect(body: "[]").request(TestConnector()).map { $0 + Data(" ".utf8) }
+            .decoded(toType: Todo.self).asyncResult
+        #expect(try #require(decodingFailure(Fixtures.error(of: mapped))).response == nil)
+    }
+
     @Test func wholeBodyNullFailsSayingNull() async throws {
         let result = await connect(body: " null")
             .request(TestConnector()).decoded(toType: Todo.self).asyncResult
