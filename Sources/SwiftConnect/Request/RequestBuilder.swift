@@ -74,7 +74,7 @@ enum RequestBuilder {
         let base = (baseURL ?? connector.baseURL).absoluteString
         let endpoint = connector.endpoint
         let (layout, template, isUnauthorizedType) = cache.recall(
-            base: base, endpoint: endpoint, connectorType: ObjectIdentifier(C.self))
+            base: base, endpoint: endpoint, connectorType: connectorType(of: connector))
         let url = try makeURL(
             base: base, layout: layout, endpoint: endpoint, template: consume template, parameters: parameters,
             cache: cache)
@@ -131,7 +131,7 @@ enum RequestBuilder {
     /// not to conform is remembered in the shared cache (see ``RequestBuildCache``), and not cast
     /// again.
     static func authorizationToken<C: Connector>(of connector: C) -> AuthorizationToken? {
-        if RequestBuildCache.shared.isUnauthorizedType(ObjectIdentifier(C.self)) { return nil }
+        if RequestBuildCache.shared.isUnauthorizedType(connectorType(of: connector)) { return nil }
         return castAuthorizationToken(of: connector, cache: RequestBuildCache.shared)
     }
 
@@ -142,10 +142,17 @@ enum RequestBuilder {
         of connector: C, cache: RequestBuildCache
     ) -> AuthorizationToken? {
         guard let authorized = connector as? AuthorizedConnector else {
-            if !castDependsOnTheValue(connector) { cache.rememberUnauthorizedType(ObjectIdentifier(C.self)) }
+            if !castDependsOnTheValue(connector) { cache.rememberUnauthorizedType(connectorType(of: connector)) }
             return nil
         }
         return authorized.authorizationToken
+    }
+
+    /// The type the cache remembers a failed cast for: the connector's dynamic type. `C` is the
+    /// type it was passed as, which for a class is any superclass: a subclass that conforms to
+    /// ``AuthorizedConnector`` where its base class does not must not be taken for its base.
+    private static func connectorType<C: Connector>(of connector: C) -> ObjectIdentifier {
+        ObjectIdentifier(type(of: connector))
     }
 
     /// Whether `as?` may answer differently for another value of the connector's type: it looks

@@ -59,6 +59,23 @@ struct AuthorizedConnectorTests {
         #expect(subclassRequest.value(forHTTPHeaderField: "Authorization") == "Bearer sub")
     }
 
+    /// A subclass held as its base class is passed as the base class's type: what it sends must
+    /// still follow its own, after a plain instance of the base class was built, and before.
+    @Test func aSubclassHeldAsItsBaseClassSendsItsTokenWhateverWasBuiltBefore() throws {
+        let plain: PlainClassConnector = PlainClassConnector()
+        let secure: PlainClassConnector = AuthorizedSubclassConnector()
+        let connect = Connect()
+        for round in 0..<2 {
+            #expect(try connect.urlRequest(for: plain).value(forHTTPHeaderField: "Authorization") == nil)
+            #expect(
+                try connect.urlRequest(for: secure).value(forHTTPHeaderField: "Authorization") == "Bearer sub",
+                "round \(round)")
+            #expect(try secure.asURLRequest().value(forHTTPHeaderField: "Authorization") == "Bearer sub")
+            #expect(RequestBuilder.authorizationToken(of: secure) == .bearer(token: "sub"))
+            #expect(RequestBuilder.authorizationToken(of: plain) == nil)
+        }
+    }
+
     /// `as?` looks inside an optional: a `nil` connector of an optional type does not conform,
     /// a wrapped one does. Failing for the first must not hide the second's token.
     @Test func anOptionalConnectorTypeIsCastForEveryValue() throws {
