@@ -90,16 +90,28 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     }
 
     /// Creates an authenticator whose refresher is a closure.
+    ///
+    /// - Parameters:
+    ///   - token: The token to start with; `nil` asks `refresh` for one on the first request.
+    ///   - header: The header carrying a token; `Authorization: Bearer <token>` by default. Whatever
+    ///     its name, it is a credential: never sent to another origin, redacted in debug output.
+    ///   - leeway: A token expiring within this many seconds is refreshed before sending.
+    ///   - maximumRefreshes: Refreshes allowed per `refreshWindow`.
+    ///   - refreshWindow: The window, in seconds, over which refreshes are counted.
+    ///   - retriesPerRequest: How many times one request is re-sent after a refresh.
+    ///   - refresh: Gets a new token, given the one it replaces (`nil` for the first).
     public convenience init(
         token: AccessToken? = nil,
+        header: @escaping @Sendable (AccessToken) -> HTTPHeader = { .authorization(bearerToken: $0.value) },
         leeway: TimeInterval = 10,
         maximumRefreshes: Int = 3,
         refreshWindow: TimeInterval = 60,
+        retriesPerRequest: Int = 1,
         refresh: @escaping @Sendable (AccessToken?) async throws -> AccessToken
     ) {
         self.init(
-            token: token, refresher: ClosureTokenRefresher(refresh: refresh), leeway: leeway,
-            maximumRefreshes: maximumRefreshes, refreshWindow: refreshWindow)
+            token: token, refresher: ClosureTokenRefresher(refresh: refresh), header: header, leeway: leeway,
+            maximumRefreshes: maximumRefreshes, refreshWindow: refreshWindow, retriesPerRequest: retriesPerRequest)
     }
 
     /// The current token.

@@ -95,6 +95,28 @@ struct TokenAuthenticatorInvalidTokenTests {
     }
 }
 
+// MARK: - The closure form
+
+@Suite("TokenAuthenticator: closure refresher")
+struct TokenAuthenticatorClosureTests {
+    /// The closure form takes the same `header:` and `retriesPerRequest:` as the refresher form.
+    @Test func theClosureFormSendsTheTokenInTheHeaderItNames() async throws {
+        let transport = RecordingTransport { request in
+            request.value(forHTTPHeaderField: "X-Token") == "fresh"
+                ? Fixtures.json(#"{"ok":true}"#) : Fixtures.json("{}", status: 401)
+        }
+        let header: @Sendable (AccessToken) -> HTTPHeader = { HTTPHeader(name: "X-Token", value: $0.value) }
+        let authenticator = TokenAuthenticator(token: AccessToken("stale"), header: header, retriesPerRequest: 1) { _ in
+            AccessToken("fresh")
+        }
+        let data = try await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).value
+        #expect(data == Data(#"{"ok":true}"#.utf8))
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Token") } == ["stale", "fresh"])
+        #expect(transport.requests.allSatisfy { authorization($0) == nil })
+    }
+}
+
 // MARK: - Concurrent 401s
 
 @Suite("TokenAuthenticator: concurrent refresh", .timeLimit(.minutes(1)))
