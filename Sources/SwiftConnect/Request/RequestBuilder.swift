@@ -74,7 +74,7 @@ enum RequestBuilder {
         let base = (baseURL ?? connector.baseURL).absoluteString
         let endpoint = connector.endpoint
         let (layout, template, isUnauthorizedType) = cache.recall(
-            base: base, endpoint: endpoint, connectorType: connectorType(of: connector))
+            base: base, endpoint: endpoint, connectorType: ObjectIdentifier(C.self))
         let url = try makeURL(
             base: base, layout: layout, endpoint: endpoint, template: consume template, parameters: parameters,
             cache: cache)
@@ -131,7 +131,7 @@ enum RequestBuilder {
     /// not to conform is remembered in the shared cache (see ``RequestBuildCache``), and not cast
     /// again.
     static func authorizationToken<C: Connector>(of connector: C) -> AuthorizationToken? {
-        if RequestBuildCache.shared.isUnauthorizedType(connectorType(of: connector)) { return nil }
+        if RequestBuildCache.shared.isUnauthorizedType(ObjectIdentifier(C.self)) { return nil }
         return castAuthorizationToken(of: connector, cache: RequestBuildCache.shared)
     }
 
@@ -142,24 +142,21 @@ enum RequestBuilder {
         of connector: C, cache: RequestBuildCache
     ) -> AuthorizationToken? {
         guard let authorized = connector as? AuthorizedConnector else {
-            if !castDependsOnTheValue(connector) { cache.rememberUnauthorizedType(connectorType(of: connector)) }
+            if !castDependsOnTheValue(connector) { cache.rememberUnauthorizedType(ObjectIdentifier(C.self)) }
             return nil
         }
         return authorized.authorizationToken
     }
 
-    /// The type the cache remembers a failed cast for: the connector's dynamic type. `C` is the
-    /// type it was passed as, which for a class is any superclass: a subclass that conforms to
-    /// ``AuthorizedConnector`` where its base class does not must not be taken for its base.
-    private static func connectorType<C: Connector>(of connector: C) -> ObjectIdentifier {
-        ObjectIdentifier(type(of: connector))
-    }
-
     /// Whether `as?` may answer differently for another value of the connector's type: it looks
-    /// inside an `Optional` (a `nil` fails where a wrapped value may not) and an `AnyHashable`.
-    /// Asked once per type, when the cast first fails.
+    /// inside an `Optional` (a `nil` fails where a wrapped value may not) and an `AnyHashable`,
+    /// and for a class `C` may be any superclass of the value's own class (a subclass may conform
+    /// where its base class does not). Asked once per type, when the cast first fails; every time
+    /// for a class, which is never remembered (asking an instance for its dynamic type in every
+    /// build would cost the usual enum connector about 1 % of a build).
     private static func castDependsOnTheValue<C: Connector>(_ connector: C) -> Bool {
-        Mirror(reflecting: connector).displayStyle == .optional || C.self == AnyHashable.self
+        C.self is AnyObject.Type || Mirror(reflecting: connector).displayStyle == .optional
+            || C.self == AnyHashable.self
     }
 
     /// Joins the base URL, the filled endpoint template and the query items.

@@ -74,6 +74,14 @@ struct AuthorizedConnectorTests {
             #expect(RequestBuilder.authorizationToken(of: secure) == .bearer(token: "sub"))
             #expect(RequestBuilder.authorizationToken(of: plain) == nil)
         }
+        // A class is cast every time; a struct that does not conform is remembered, and not cast again.
+        #expect(!RequestBuildCache.shared.isUnauthorizedType(ObjectIdentifier(PlainClassConnector.self)))
+        struct PlainStruct: Connector {
+            var baseURL: URL { URL(string: "https://h.test")! }
+            var endpoint: String { "/me" }
+        }
+        _ = try connect.urlRequest(for: PlainStruct())
+        #expect(RequestBuildCache.shared.isUnauthorizedType(ObjectIdentifier(PlainStruct.self)))
     }
 
     /// `as?` looks inside an optional: a `nil` connector of an optional type does not conform,
