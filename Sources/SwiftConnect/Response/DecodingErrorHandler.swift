@@ -42,7 +42,12 @@ public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtoco
 
 extension DecodingErrorHandler: ConfigurationDecodingErrorHandler {
     func handle(_ response: Response, configurationDecoder: JSONDecoder) -> Error? {
-        (try? (decoder ?? configurationDecoder).decode(Body.self, from: response.data)) ?? fallback.handle(response)
+        if let body = try? (decoder ?? configurationDecoder).decode(Body.self, from: response.data) { return body }
+        // A typed fallback decodes with the configuration's decoder too, unless it has its own.
+        if let typed = fallback as? ConfigurationDecodingErrorHandler {
+            return typed.handle(response, configurationDecoder: configurationDecoder)
+        }
+        return fallback.handle(response)
     }
 }
 

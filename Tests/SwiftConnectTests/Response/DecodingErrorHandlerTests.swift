@@ -106,6 +106,17 @@ struct DecodingErrorHandlerPipelineTests {
         #expect((Fixtures.error(of: fellBack) as? ConnectError)?.statusCode == 400)
     }
 
+    /// Typed handlers chained as fallbacks each decode with the configuration's decoder.
+    @Test func aTypedFallbackDecodesWithTheConfigurationsDecoderToo() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"error_code":"E42"}"#, status: 409) }
+        let chained = DecodingErrorHandler(APIFailure.self, fallback: DecodingErrorHandler(SnakeFailure.self))
+        let connect = Middleware.connect(transport: transport, errorHandler: chained) {
+            $0.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+        }
+        let result = await connect.request(Middleware.Call()).asyncResult
+        #expect(Fixtures.error(of: result) as? SnakeFailure == SnakeFailure(errorCode: "E42"))
+    }
+
     @Test func typedErrorAlsoReachesADecodedChain() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"message":"gone","code":4}"#, status: 410) }
         let connect = Middleware.connect(transport: transport, errorHandler: DecodingErrorHandler(APIFailure.self))
