@@ -100,3 +100,34 @@ struct UsageDocumentIntegrationTests {
         #expect(describeUploadFailure(error).hasPrefix("no file at"))
     }
 }
+
+/// Usage.md's `MirrorOnOutage` sends the same request to the mirror: path, query and their
+/// percent-encoding as they were sent.
+@Test func mirrorOnOutageResendsTheSameRequestToTheMirror() async throws {
+    struct Item: Connector {
+        var baseURL: URL { URL(string: "https://api.example.org/v1")! }
+        var endpoint: String { "/items/{name}" }
+        var parameters: ParametersRepresentable? {
+            CompositeParameters(.path(key: "name", value: "a/b c"), .query(key: "page", value: "2+3"))
+        }
+    }
+    final class Sent: @unchecked Sendable {
+        let lock = NSLock()
+        var urls: [String] = []
+        func add(_ url: URL?) { lock.lock(); urls.append(url?.absoluteString ?? ""); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return urls }
+    }
+    let sent = Sent()
+    let transport = StubTransport { request in
+        sent.add(request.url)
+        let status = request.url?.host == "mirror.example.org" ? 200 : 503
+        return StubTransport.Reply(statusCode: status, body: Data("{}".utf8))
+    }
+    let connect = Connect(
+        middleware: ConnectMiddleware(retriers: [MirrorOnOutage(mirrorHost: "mirror.example.org")]), transport: transport)
+    _ = try await connect.request(Item()).value
+    #expect(sent.all == [
+        "https://api.example.org/v1/items/a%2Fb%20c?page=2%2B3",
+        "https://mirror.example.org/v1/items/a%2Fb%20c?page=2%2B3",
+    ])
+}

@@ -404,11 +404,14 @@ func makeAuthenticatedConnect(refreshToken: String) -> Connect {
 }
 
 struct MirrorOnOutage: RequestRetrier {
-    let mirror: URL
+    let mirrorHost: String
 
     func retry(_ attempt: FailedAttempt) async -> RetryResult {
-        guard attempt.statusCode == 503, let path = attempt.request.url?.path else { return .doNotRetry }
-        return .redirect(to: mirror.appendingPathComponent(path))
+        guard attempt.statusCode == 503, let url = attempt.request.url,
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return .doNotRetry }
+        components.host = mirrorHost  // the same request: path and query as they were sent
+        return components.url.map { .redirect(to: $0) } ?? .doNotRetry
     }
 }
 
