@@ -131,3 +131,15 @@ struct UsageDocumentIntegrationTests {
         "https://mirror.example.org/v1/items/a%2Fb%20c?page=2%2B3",
     ])
 }
+
+/// Usage.md's `LegacyReportConnector` decodes its dates with its own decoder, while the
+/// configuration's decoder (ISO 8601 here) would fail on them.
+@Test func aConnectorsOwnDecoderDecodesItsResponses() async throws {
+    struct Report: Decodable, Sendable { let createdAt: Date }
+    let configuration = ConnectConfiguration()
+    configuration.jsonDecoder.dateDecodingStrategy = .iso8601
+    let transport = StubTransport { _ in StubTransport.Reply(statusCode: 200, body: Data(#"{"createdAt":86400}"#.utf8)) }
+    let connect = Connect(configuration: configuration, transport: transport)
+    let report = try await connect.request(LegacyReportConnector.report(id: 7)).decoded(toType: Report.self).value
+    #expect(report.createdAt == Date(timeIntervalSince1970: 86400))
+}

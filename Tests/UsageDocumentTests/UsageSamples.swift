@@ -455,6 +455,25 @@ func makeConfiguredConnect() -> Connect {
     return Connect(configuration: configuration)
 }
 
+enum LegacyReportConnector: Connector {
+    case report(id: Int)
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .secondsSince1970  // unlike the rest of the API
+        return decoder
+    }()
+
+    var baseURL: URL { URL(string: "https://legacy.myserver.com")! }
+    var endpoint: String { "/reports/{id}" }
+    var parameters: ParametersRepresentable? {
+        switch self {
+        case .report(let id): return Parameter.path(key: "id", value: String(id))
+        }
+    }
+    var jsonDecoder: JSONDecoder? { LegacyReportConnector.decoder }
+}
+
 struct CollectingLogger: ConnectLogger {
     let sink: @Sendable (String) -> Void
 

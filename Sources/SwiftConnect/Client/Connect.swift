@@ -106,7 +106,7 @@ public final class Connect: Sendable {
             acceptableStatusCodes: connector.acceptableStatusCodes, isIdempotent: connector.isIdempotent,
             validators: connector.validators ?? configuration.validators,
             redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep)
-        pipeline.jsonDecoder = configuration.jsonDecoder
+        pipeline.jsonDecoder = connector.jsonDecoder ?? configuration.jsonDecoder
         // Names only a name check would miss: `Authorization` and the like need no entry. (Class
         // casts: a cast to the protocol costs a conformance lookup on every request.)
         var credentialHeaders: Set<String> = []
@@ -153,7 +153,8 @@ public final class Connect: Sendable {
 
     /// Runs a built request through middleware, transport, validation and retries.
     func send(_ request: URLRequest, pipeline: Pipeline) -> Future<Response> {
-        let future = Future<Response>(callbackQueue: configuration.callbackQueue, context: futureContext)
+        let future = Future<Response>(
+            callbackQueue: configuration.callbackQueue, context: FutureContext(decoder: pipeline.jsonDecoder))
         let promise = Promise(future: future)
         let id = inFlight.withLock { inFlight in
             inFlight.nextID &+= 1
