@@ -60,7 +60,10 @@ public final class Connect: Sendable {
         self.middleware = middleware
         self.errorHandler = errorHandler
         self.configuration = configuration
-        let transport = transport ?? URLSessionTransport(configuration: configuration.sessionConfiguration)
+        let transport =
+            transport
+            ?? URLSessionTransport(
+                configuration: configuration.sessionConfiguration, handsOffBusyResponses: true, liftingCredentials: true)
         self.transport = transport
         let sessionCredentials = (transport as? URLSessionTransport)?.sessionCredentialHeaders ?? []
         defaultHeaders = sessionCredentials + configuration.defaultHeaders

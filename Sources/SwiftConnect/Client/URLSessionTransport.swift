@@ -19,9 +19,10 @@ import Foundation
 ///   its expected size. ``send(_:body:progress:)`` sends a plain `Content-Length` and reports
 ///   progress against the body's known length.
 /// - URLSession adds a configuration's `httpAdditionalHeaders` to every task, the next hop of a
-///   redirect to another origin included. Credential headers among them (`Authorization`,
-///   `Cookie`, `X-API-Key`, …) are taken out of the session; `Connect` sends them as headers of each
-///   request it builds, where a redirect to another origin removes them.
+///   redirect to another origin included. In the transport a `Connect` makes from its
+///   `sessionConfiguration`, credential headers among them (`Authorization`, `Cookie`,
+///   `X-API-Key`, …) are taken out of the session; `Connect` sends them as headers of each request
+///   it builds, where a redirect to another origin removes them.
 public final class URLSessionTransport: Transport {
     let session: URLSession
     private let delegate: SessionDelegate
@@ -33,14 +34,22 @@ public final class URLSessionTransport: Transport {
     /// that queue when another transfer starts just after the check (a race otherwise).
     let handsOffBusyResponses: Bool
 
-    /// Creates a transport with its own session.
+    /// Creates a transport with its own session. Its session sends every header of the
+    /// configuration's `httpAdditionalHeaders` itself, credentials included, on every hop of a
+    /// redirect too: give a `Connect` credentials as `ConnectConfiguration.defaultHeaders` (or
+    /// its `sessionConfiguration`, without a transport of your own), where a redirect to another
+    /// origin drops them.
     public convenience init(configuration: URLSessionConfiguration = .default) {
         self.init(configuration: configuration, handsOffBusyResponses: true)
     }
 
-    init(configuration: URLSessionConfiguration, handsOffBusyResponses: Bool) {
+    /// `liftingCredentials`: whether the credential headers of the configuration's
+    /// `httpAdditionalHeaders` are taken out of the session, for a `Connect` that made this
+    /// transport to send with each request it builds (``sessionCredentialHeaders``).
+    init(configuration: URLSessionConfiguration, handsOffBusyResponses: Bool, liftingCredentials: Bool = false) {
         self.handsOffBusyResponses = handsOffBusyResponses
-        let (sessionConfiguration, credentials) = Self.liftingCredentials(from: configuration)
+        let (sessionConfiguration, credentials) =
+            liftingCredentials ? Self.liftingCredentials(from: configuration) : (configuration, [])
         sessionCredentialHeaders = credentials
         delegate = SessionDelegate()
         #if canImport(FoundationNetworking)

@@ -31,9 +31,11 @@ struct SessionCredentialHeadersTests {
         (headers ?? [:]).keys.compactMap { $0.base as? String }.sorted()
     }
 
-    @Test func theTransportTakesCredentialsOutOfItsSessionAndLeavesTheRestAndTheCallersConfiguration() {
+    @Test func theTransportTakesCredentialsOutOfItsSessionAndLeavesTheRestAndTheCallersConfiguration() throws {
         let configuration = Self.configuration()
-        let transport = URLSessionTransport(configuration: configuration)
+        var settings = ConnectConfiguration()
+        settings.sessionConfiguration = configuration
+        let transport = try #require(Connect(configuration: settings).transport as? URLSessionTransport)
         #expect(
             transport.sessionCredentialHeaders == [
                 HTTPHeader(name: "Authorization", value: "Bearer from-session"),
@@ -43,12 +45,22 @@ struct SessionCredentialHeadersTests {
         #expect(Self.names(configuration.httpAdditionalHeaders).count == 5, "the caller's configuration is not changed")
     }
 
-    @Test func aSessionWithoutCredentialHeadersKeepsItsHeaders() {
+    @Test func aSessionWithoutCredentialHeadersKeepsItsHeaders() throws {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.httpAdditionalHeaders = ["X-Trace": "kept"]
-        let transport = URLSessionTransport(configuration: configuration)
+        var settings = ConnectConfiguration()
+        settings.sessionConfiguration = configuration
+        let transport = try #require(Connect(configuration: settings).transport as? URLSessionTransport)
         #expect(transport.sessionCredentialHeaders.isEmpty)
         #expect(Self.names(transport.session.configuration.httpAdditionalHeaders) == ["X-Trace"])
+    }
+
+    /// A transport made by hand, used alone or wrapped in a transport of one's own, is a plain
+    /// URLSession: its session keeps every header, as nothing would add them back.
+    @Test func aTransportMadeByHandKeepsEveryHeaderInItsSession() {
+        let transport = URLSessionTransport(configuration: Self.configuration())
+        #expect(transport.sessionCredentialHeaders.isEmpty)
+        #expect(Self.names(transport.session.configuration.httpAdditionalHeaders).count == 5)
     }
 
     @Test func builtRequestsCarryTheSessionsCredentialsBelowEveryOtherHeader() throws {
