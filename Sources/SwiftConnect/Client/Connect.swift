@@ -63,7 +63,8 @@ public final class Connect: Sendable {
         let transport =
             transport
             ?? URLSessionTransport(
-                configuration: configuration.sessionConfiguration, handsOffBusyResponses: true, liftingCredentials: true)
+                configuration: configuration.sessionConfiguration, handsOffBusyResponses: true, liftingCredentials: true
+            )
         self.transport = transport
         let sessionCredentials = (transport as? URLSessionTransport)?.sessionCredentialHeaders ?? []
         defaultHeaders = sessionCredentials + configuration.defaultHeaders
