@@ -47,8 +47,8 @@ public struct ConnectConfiguration: Sendable {
     /// Waits before a retry; `Task.sleep` by default. Replace it in tests so retries don't sleep.
     /// It must throw when the waiting task is cancelled.
     ///
-    /// The default takes any delay: a negative or NaN one does not wait, and one longer than
-    /// `Task.sleep` can count (about 584 years, `.infinity` included) waits that long, until the
+    /// The default takes any delay: a negative or NaN one does not wait, and one of 2^62
+    /// nanoseconds (about 146 years) or more, `.infinity` included, waits that long: until the
     /// request is cancelled.
     public var sleep: @Sendable (TimeInterval) async throws -> Void
 
@@ -90,15 +90,20 @@ public struct ConnectConfiguration: Sendable {
         self.sleep = sleep
     }
 
-    /// `seconds` as `Task.sleep`'s nanoseconds: `0` for a negative or NaN delay, `UInt64.max`
-    /// for one too long to count (converting those directly would trap).
+    /// `seconds` as `Task.sleep`'s nanoseconds: `0` for a negative or NaN delay, at most
+    /// ``longestSleep`` (converting a delay past `UInt64.max` directly would trap).
     @usableFromInline
     static func nanoseconds(_ seconds: TimeInterval) -> UInt64 {
         guard seconds > 0 else { return 0 }
         let nanoseconds = seconds * 1_000_000_000
-        // `Double(UInt64.max)` rounds up to 2^64, which does not fit; anything below it does.
-        return nanoseconds < Double(UInt64.max) ? UInt64(nanoseconds) : .max
+        return nanoseconds < Double(longestSleep) ? UInt64(nanoseconds) : longestSleep
     }
+
+    /// 2^62 ns, about 146 years. Older concurrency runtimes hand the delay to `dispatch_time` as a
+    /// signed 64-bit count added to the current time, so a delay near `UInt64.max` came back at
+    /// once (swiftlang/swift#80791); this one cannot overflow there.
+    @usableFromInline
+    static let longestSleep: UInt64 = 1 << 62
 
     /// The default configuration.
     public static var `default`: ConnectConfiguration { ConnectConfiguration() }
