@@ -138,7 +138,12 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
         var request = request
         let header = header(token)
         // A token comes from a server's reply; `setValue` would drop one with CR or LF silently.
-        guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
+        // Refused, it is refreshed before the next request rather than refused again and again
+        // (nothing is sent, so no `401` would ever ask for a refresh).
+        guard header.isValid else {
+            await store.discard(token)
+            throw ConnectError.invalidRequest(.invalidHeader(name: header.name))
+        }
         request.setValue(header.value, forHTTPHeaderField: header.name)
         return request
     }
@@ -171,6 +176,8 @@ private actor TokenStore {
     /// The last failed refresh: requests rejected with the same token just after it fail with its
     /// error instead of starting another refresh.
     private var lastFailure: (replacing: AccessToken?, error: any Error, at: Date)?
+    /// A token the header could not carry (``discard(_:)``), refreshed before it is used again.
+    private var unusable: AccessToken?
     /// How long a failed refresh answers for the token it tried to replace.
     private let failureGrace: TimeInterval = 2
     private let refresher: any TokenRefresher
@@ -195,10 +202,17 @@ private actor TokenStore {
         lastFailure = nil
     }
 
-    /// A token fit to send: the current one, or a refreshed one if it is missing or expiring.
+    /// Takes `rejected` for expired if it is still the current token: the next request refreshes
+    /// it (the refresher is told it replaces `rejected`).
+    func discard(_ rejected: AccessToken) {
+        if token == rejected { unusable = rejected }
+    }
+
+    /// A token fit to send: the current one, or a refreshed one if it is missing, expiring or
+    /// discarded.
     func validToken(leeway: TimeInterval) async throws -> AccessToken {
         if let refreshing { return try await refreshing.value }
-        if let token, !token.isExpired(at: now(), leeway: leeway) { return token }
+        if let token, token != unusable, !token.isExpired(at: now(), leeway: leeway) { return token }
         guard let renewed = try await refresh() else { throw TokenRefreshLimitReached() }
         return renewed
     }

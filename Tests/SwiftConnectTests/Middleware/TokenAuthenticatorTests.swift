@@ -81,6 +81,25 @@ struct TokenAuthenticatorInvalidTokenTests {
         #expect(transport.requests.isEmpty)
     }
 
+    /// Nothing is sent with a refused token, so no `401` asks for a refresh: the next request
+    /// refreshes it itself.
+    @Test func aRefusedTokenIsRefreshedBeforeTheNextRequest() async throws {
+        let transport = server(accepting: "fresh")
+        let refresher = CountingRefresher { _ in AccessToken("fresh") }
+        let authenticator = TokenAuthenticator(token: AccessToken("bad\r\nX: 1"), refresher: refresher)
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = await connect.request(Middleware.Call()).asyncResult
+        guard case .invalidRequest? = Fixtures.error(of: first) as? ConnectError else {
+            Issue.record("expected invalidRequest, got \(first)")
+            return
+        }
+        #expect(transport.requests.isEmpty)
+        let second = try await connect.request(Middleware.Call()).value
+        #expect(second == Data(#"{"ok":true}"#.utf8))
+        #expect(refresher.replaced.values == [AccessToken("bad\r\nX: 1")])
+        #expect(transport.requests.map(authorization) == ["Bearer fresh"])
+    }
+
     @Test func aRefreshedTokenWithALineBreakFailsTheRetryAndIsNotSent() async throws {
         let transport = server(accepting: "never")
         let authenticator = TokenAuthenticator(token: AccessToken("old")) { _ in AccessToken("new\nX-Injected: 1") }
