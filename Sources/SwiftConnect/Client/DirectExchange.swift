@@ -101,9 +101,13 @@ final class DirectExchange: Sendable {
                     switch await decide(redirect) {
                     case .follow: self.follow(redirect.proposedRequest, hops: hops)
                     case .followWith(let chosen):
-                        let next = RedirectSafety.request(
-                            chosen: chosen, for: redirect, credentialHeaders: self.pipeline.credentialHeaders)
-                        self.follow(next, hops: hops)
+                        do {
+                            let next = try RedirectSafety.request(
+                                chosen: chosen, for: redirect, credentialHeaders: self.pipeline.credentialHeaders)
+                            self.follow(next, hops: hops)
+                        } catch {
+                            self.promise.fail(error)
+                        }
                     case .stop: self.promise.complete(with: self.pipeline.validated(response, decision: .proceed))
                     }
                 }

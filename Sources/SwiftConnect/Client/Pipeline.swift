@@ -81,7 +81,10 @@ struct Pipeline: Sendable {
         } catch {
             return (.failure(Self.classify(error, wrapTransport: false)), nil)
         }
-        if let name = Self.firstInvalidHeader(of: adapted) {
+        // Adapters write headers the build never saw (`URLRequest` keeps a name that is not a
+        // token, or a value with CR or LF set through `allHTTPHeaderFields`); without adapters,
+        // the request is the one the build checked.
+        if (middleware as? ConnectMiddleware)?.adapters.isEmpty != true, let name = adapted.firstInvalidHeaderName {
             return (.failure(ConnectError.invalidRequest(.invalidHeader(name: name))), nil)
         }
         adapted = RedirectSafety.removingCredentials(
@@ -98,14 +101,6 @@ struct Pipeline: Sendable {
         } catch {
             return (.failure(error), response)
         }
-    }
-
-    /// The first header, by name, that the build would have refused: adapters write headers it
-    /// never saw, and `URLRequest` keeps a name that is not a token, or a value with CR or LF set
-    /// through `allHTTPHeaderFields`, which would corrupt the request on the wire.
-    static func firstInvalidHeader(of request: URLRequest) -> String? {
-        guard let fields = request.allHTTPHeaderFields else { return nil }
-        return fields.filter { !HTTPHeader(name: $0.key, value: $0.value).isValid }.keys.min()
     }
 
     /// Checks a response the interceptors let through: a status outside the acceptable range goes
@@ -167,7 +162,8 @@ struct Pipeline: Sendable {
                 switch await decide(redirect) {
                 case .follow: next = redirect.proposedRequest
                 case .followWith(let request):
-                    next = RedirectSafety.request(chosen: request, for: redirect, credentialHeaders: credentialHeaders)
+                    next = try RedirectSafety.request(
+                        chosen: request, for: redirect, credentialHeaders: credentialHeaders)
                 case .stop: return response
                 }
             }

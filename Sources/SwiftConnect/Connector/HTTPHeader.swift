@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// One HTTP header: a name and a value.
 ///
 /// ```swift
@@ -81,5 +85,16 @@ extension HTTPHeader {
     /// `User-Agent: value`.
     public static func userAgent(_ value: String) -> HTTPHeader {
         HTTPHeader(name: "User-Agent", value: value)
+    }
+}
+
+extension URLRequest {
+    /// The first header, by name, that a build would have refused (``HTTPHeader/isValid``): for
+    /// requests made outside the build, by adapters or a redirect policy. `URLRequest` keeps a
+    /// name that is not a token, and a value with CR or LF set through `allHTTPHeaderFields`,
+    /// which would corrupt the request on the wire.
+    var firstInvalidHeaderName: String? {
+        guard let fields = allHTTPHeaderFields else { return nil }
+        return fields.filter { !HTTPHeader(name: $0.key, value: $0.value).isValid }.keys.min()
     }
 }

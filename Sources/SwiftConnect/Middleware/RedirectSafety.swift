@@ -59,10 +59,16 @@ enum RedirectSafety {
     /// The request a policy's `.followWith` decision sends: `chosen` as the policy made it, but
     /// without credential headers when it goes to another origin than the request `redirect`
     /// answered — whichever headers the policy copied into it.
+    ///
+    /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidHeader(name:)``
+    ///   for a header the build would have refused.
     static func request(chosen: URLRequest, for redirect: Redirect, credentialHeaders: Set<String> = [])
-        -> URLRequest
+        throws -> URLRequest
     {
-        removingCredentials(
+        if let name = chosen.firstInvalidHeaderName {
+            throw ConnectError.invalidRequest(.invalidHeader(name: name))
+        }
+        return removingCredentials(
             from: chosen, unlessSentTo: redirect.response.request.url, credentialHeaders: credentialHeaders)
     }
 

@@ -276,6 +276,22 @@ struct DirectExchangeTests {
         #expect(received.headers["X-Trace"] == "kept")
     }
 
+    @Test func aFollowWithRequestWithAnInvalidHeaderFailsTheRequest() async throws {
+        var call = Call(endpoint: "/redirect-to?url=/get&status_code=302")
+        call.redirectPolicy = .decide { redirect in
+            var request = redirect.proposedRequest
+            request.allHTTPHeaderFields = ["Bad Name": "1"]
+            return .followWith(request)
+        }
+        // No middleware: the request runs as a DirectExchange.
+        let result = await HTTPBin.connect().request(call).asyncResult
+        guard case .invalidRequest(let reason)? = result.failureValue as? ConnectError else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(reason == .invalidHeader(name: "Bad Name"))
+    }
+
     /// Collects debug output.
     private struct LinesLogger: ConnectLogger {
         let lines = Recorder<String>()

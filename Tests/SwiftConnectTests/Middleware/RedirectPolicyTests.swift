@@ -190,6 +190,24 @@ struct RedirectPolicyTests {
         #expect(transport.requests.last?.value(forHTTPHeaderField: "X-Chosen") == "chosen")
     }
 
+    /// A `.followWith` request is made outside the build: a header the build would refuse fails
+    /// the request, and it is not sent.
+    @Test func decideFollowWithARequestWithAnInvalidHeaderFailsAndSendsNothingMore() async throws {
+        let transport = hops()
+        let policy = RedirectPolicy.decide { redirect in
+            var request = redirect.proposedRequest
+            request.allHTTPHeaderFields = ["X-Chosen": "a\r\nX-Injected: 1"]
+            return .followWith(request)
+        }
+        let result = await configured(transport, policy).request(hopCall(5)).asyncResult
+        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(reason == .invalidHeader(name: "X-Chosen"))
+        #expect(transport.requests.map { $0.url?.path } == ["/hop/5"])
+    }
+
     /// Credential headers a `.followWith` request copies from the redirected request, and the same
     /// request sent to `target`.
     private func followingWith(to target: String) async throws -> URLRequest {
