@@ -62,7 +62,10 @@ extension Future {
     /// - Returns: A future with the transformed error.
     @inlinable
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
-        mapOutcome(on: callbackQueue) { $0.mapError(transform) }
+        let next = mapOutcome(on: callbackQueue) { $0.mapError(transform) }
+        // A success passes unchanged: a body stays the body of its response.
+        next.responseSource = responseSource
+        return next
     }
 
     /// Turns a failure into a value; a success passes through untouched.

@@ -154,7 +154,6 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
         guard attempt.statusCode == 401, refreshRetries < retriesPerRequest, let response = attempt.response else {
             return .doNotRetry
         }
-        let headerName = header(AccessToken("")).name
         let rejected = response.request.value(forHTTPHeaderField: headerName)
         do {
             let renewed = try await store.token(afterRejecting: rejected) { self.header($0).value }

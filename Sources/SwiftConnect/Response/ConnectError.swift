@@ -120,6 +120,9 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
 }
 
 /// Why a connector could not be turned into a request. Nothing was sent.
+///
+/// New reasons may be added as the library learns to catch more mistakes before sending: a
+/// `switch` over them should end with `default:`.
 public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// The base URL is not an absolute `http` or `https` URL with a host.
     case invalidBaseURL(String)
@@ -161,8 +164,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// A multipart boundary given in ``UploadOptions`` is not 1–70 RFC 2046 characters, or
     /// occurs in a field value.
     case invalidBoundary(String)
-    /// The multipart body would be longer than `Int64.max` bytes. Names the file whose length
-    /// passed the limit: a stream's declared `length` may be any `UInt64`.
+    /// The multipart body would be longer than `Int64.max` bytes: a stream's declared `length`
+    /// may be any `UInt64`. Names the last file counted when the limit was passed.
     case bodyTooLarge(String)
 
     /// A readable explanation.

@@ -65,6 +65,8 @@ struct DecodedTests {
             },
             await connect.request(TestConnector()).decodedIfPresent(toType: Todo.self).asyncResult.map { _ in () },
             await connect.response(TestConnector()).data.decoded(toType: Todo.self).asyncResult.map { _ in () },
+            await connect.request(TestConnector()).mapError { $0 }.decoded(toType: Todo.self).asyncResult.map { _ in ()
+            },
         ]
         for result in results {
             let failure = try #require(decodingFailure(Fixtures.error(of: result)))
