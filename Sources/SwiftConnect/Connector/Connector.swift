@@ -58,9 +58,6 @@ public protocol Connector {
     var validators: [ResponseValidator]? { get }
     /// The redirect policy for this call; `nil` (the default) uses the configuration's.
     var redirectPolicy: RedirectPolicy? { get }
-    /// Encodes this call's JSON bodies (`.jsonObject`, JSON form fields); `nil` (the default)
-    /// uses the configuration's ``ConnectConfiguration/jsonEncoder``.
-    var jsonEncoder: JSONEncoder? { get }
     /// Decodes this call's responses: `decoded(toType:)` without a `decoder:`, validators such as
     /// ``ResponseValidator/basicResponse(_:decoder:)`` and a ``DecodingErrorHandler`` without one of
     /// their own; `nil` (the default) uses the configuration's ``ConnectConfiguration/jsonDecoder``.
@@ -86,13 +83,10 @@ extension Connector {
     public var validators: [ResponseValidator]? { nil }
     /// The configuration's redirect policy.
     public var redirectPolicy: RedirectPolicy? { nil }
-    /// The configuration's encoder.
-    public var jsonEncoder: JSONEncoder? { nil }
     /// The configuration's decoder.
     public var jsonDecoder: JSONDecoder? { nil }
 
-    /// Builds the `URLRequest` this connector describes, with its ``jsonEncoder`` or a default
-    /// `JSONEncoder`.
+    /// Builds the `URLRequest` this connector describes, with a default `JSONEncoder`.
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` when the connector is invalid.
     public func asURLRequest() throws -> URLRequest {

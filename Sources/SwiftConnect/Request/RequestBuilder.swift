@@ -8,10 +8,9 @@ import Foundation
 ///
 /// Every mistake is a ``ConnectError/invalidRequest(_:)``, thrown before anything is sent.
 enum RequestBuilder {
-    /// Gathers the connector's parameters, encoding JSON with the connector's encoder, else
-    /// `encoder`.
+    /// Gathers the connector's parameters.
     static func parameters(of connector: some Connector, encoder: JSONEncoder) throws -> RequestParameters {
-        var parameters = RequestParameters(jsonEncoder: connector.jsonEncoder ?? encoder)
+        var parameters = RequestParameters(jsonEncoder: encoder)
         do {
             try connector.parameters?.apply(to: &parameters)
         } catch let error as ConnectError {
@@ -26,7 +25,7 @@ enum RequestBuilder {
     ///
     /// - Parameters:
     ///   - connector: What to call.
-    ///   - encoder: Encodes JSON bodies, unless the connector has its own encoder.
+    ///   - encoder: Encodes JSON bodies.
     ///   - defaultHeaders: Sent unless the connector sets a header of the same name.
     ///   - timeout: Used when the connector has no timeout of its own.
     ///   - baseURL: Replaces the connector's base URL when set.

@@ -9,15 +9,9 @@ import Testing
 
 private typealias Fixtures = PipelineFixtures
 
-/// A connector's own `jsonEncoder` and `jsonDecoder` serve its calls in place of the configuration's.
-@Suite("Connector: its own JSON encoder and decoder")
-struct ConnectorCodersTests {
-    static let snakeEncoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.keyEncodingStrategy = .convertToSnakeCase
-        return encoder
-    }()
-
+/// A connector's own `jsonDecoder` serves its calls in place of the configuration's.
+@Suite("Connector: its own JSON decoder")
+struct ConnectorDecoderTests {
     static let snakeDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -42,26 +36,16 @@ struct ConnectorCodersTests {
 
     struct Call: Connector {
         var method: HTTPMethod = .post
-        var ownCoders = true
+        var ownDecoder = true
         var validators: [ResponseValidator]? = nil
         var baseURL: URL { URL(string: "https://api.test")! }
         var endpoint: String { "/people" }
         var parameters: ParametersRepresentable? { Parameter.jsonObject(value: Payload(firstName: "Ada")) }
-        var jsonEncoder: JSONEncoder? { ownCoders ? ConnectorCodersTests.snakeEncoder : nil }
-        var jsonDecoder: JSONDecoder? { ownCoders ? ConnectorCodersTests.snakeDecoder : nil }
+        var jsonDecoder: JSONDecoder? { ownDecoder ? ConnectorDecoderTests.snakeDecoder : nil }
     }
 
     func connect(_ transport: RecordingTransport, errorHandler: any ErrorHandlerProtocol = ErrorHandler()) -> Connect {
         Fixtures.connect(transport: transport, errorHandler: errorHandler) { _ in }
-    }
-
-    @Test func bodiesAreEncodedWithTheConnectorsEncoder() throws {
-        let transport = RecordingTransport { _ in Fixtures.json("{}") }
-        let own = try connect(transport).urlRequest(for: Call())
-        #expect(own.httpBody == Data(#"{"first_name":"Ada"}"#.utf8))
-        #expect(try Call().asURLRequest().httpBody == Data(#"{"first_name":"Ada"}"#.utf8))
-        let configurations = try connect(transport).urlRequest(for: Call(ownCoders: false))
-        #expect(configurations.httpBody == Data(#"{"firstName":"Ada"}"#.utf8))
     }
 
     @Test func decodedWithoutADecoderUsesTheConnectorsDecoder() async throws {
@@ -70,7 +54,7 @@ struct ConnectorCodersTests {
         #expect(reply == Reply(firstName: "Ada"))
         let viaResponse = try await connect(transport).response(Call()).decoded(toType: Reply.self).value
         #expect(viaResponse == Reply(firstName: "Ada"))
-        let plain = await connect(transport).request(Call(ownCoders: false)).decoded(toType: Reply.self).asyncResult
+        let plain = await connect(transport).request(Call(ownDecoder: false)).decoded(toType: Reply.self).asyncResult
         #expect(Fixtures.error(of: plain) != nil, "the configuration's decoder knows no snake case")
     }
 
@@ -79,7 +63,7 @@ struct ConnectorCodersTests {
         let validators: [ResponseValidator] = [.basicResponse(Envelope.self)]
         let result = await connect(transport).request(Call(validators: validators)).asyncResult
         #expect(Fixtures.value(of: result) != nil)
-        let plain = await connect(transport).request(Call(ownCoders: false, validators: validators)).asyncResult
+        let plain = await connect(transport).request(Call(ownDecoder: false, validators: validators)).asyncResult
         guard case .validationFailed? = Fixtures.error(of: plain) as? ConnectError else {
             Issue.record("expected validationFailed with the configuration's decoder, got \(plain)")
             return
