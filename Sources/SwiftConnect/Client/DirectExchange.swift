@@ -73,7 +73,7 @@ final class DirectExchange: Sendable {
             return
         }
         let start = DispatchTime.now()
-        let task = transport.dataTask(for: request) { outcome, othersInFlight in
+        let task = transport.dataTask(for: request, slot: slot) { outcome, othersInFlight in
             let bodySize = (try? outcome.get())?.0.count ?? 0
             if othersInFlight && self.transport.handsOffBusyResponses || bodySize >= DirectExchange.inlineBodyLimit {
                 DispatchQueue.global().async { self.finish(request, outcome: outcome, since: start, hops: hops) }

@@ -137,7 +137,8 @@ public final class URLSessionTransport: Transport {
                 } else {
                     task = session.dataTask(with: request)
                 }
-                delegate.register(task, completion: .continuation(SessionDelegate.Waiter(continuation)), upload: upload)
+                delegate.register(
+                    task, completion: .continuation(SessionDelegate.Waiter(continuation)), upload: upload, slot: slot)
                 slot.start(task)
             }
         } onCancel: {
@@ -151,11 +152,11 @@ public final class URLSessionTransport: Transport {
     /// `resume()` or `cancel()` of a task; the caller resumes the task it gets. `completion` also
     /// learns whether the session had other transfers in flight when this one completed.
     func dataTask(
-        for request: URLRequest,
+        for request: URLRequest, slot: SessionTaskSlot,
         completion: @escaping @Sendable (Result<(Data, HTTPURLResponse), any Error>, _ othersInFlight: Bool) -> Void
     ) -> URLSessionDataTask {
         let task = session.dataTask(with: request)
-        delegate.register(task, completion: .callback(completion))
+        delegate.register(task, completion: .callback(completion), slot: slot)
         return task
     }
 
@@ -201,20 +202,25 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         let completion: Completion
         /// The body streams of an upload.
         let upload: UploadStreams?
+        /// Told when the task completes, so that a late cancellation leaves it alone.
+        let slot: SessionTaskSlot?
         var response: HTTPURLResponse?
         var data = Data()
         var challengeCancelled = false
 
-        init(completion: Completion, upload: UploadStreams?) {
+        init(completion: Completion, upload: UploadStreams?, slot: SessionTaskSlot?) {
             self.completion = completion
             self.upload = upload
+            self.slot = slot
         }
     }
 
     private let tasks = LockedBox([Int: Record]())
 
-    func register(_ task: URLSessionTask, completion: Completion, upload: UploadStreams? = nil) {
-        tasks.withLock { $0[task.taskIdentifier] = Record(completion: completion, upload: upload) }
+    func register(
+        _ task: URLSessionTask, completion: Completion, upload: UploadStreams? = nil, slot: SessionTaskSlot? = nil
+    ) {
+        tasks.withLock { $0[task.taskIdentifier] = Record(completion: completion, upload: upload, slot: slot) }
     }
 
     func urlSession(
@@ -308,6 +314,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             (tasks.removeValue(forKey: task.taskIdentifier), !tasks.isEmpty)
         }
         guard let record = taken else { return }
+        record.slot?.finish(task)
         if record.response == nil {
             // FoundationNetworking never reports a 3xx without a `Location` as received (it took it
             // for a redirect it could not follow), and drops its body; the task still has it.
@@ -335,7 +342,15 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 /// What one request is waiting on — its URLSession task, or a Swift task between two transfers —
 /// so that it can be cancelled from any thread, exactly once, including before it starts.
 struct SessionTaskSlot: Sendable {
-    private let state = LockedBox(State.idle)
+    private let state = LockedBox(Slot())
+
+    private struct Slot {
+        var current = State.idle
+        /// The last transfer URLSession completed (``finish(_:)``): cancelling it now would race
+        /// FoundationNetworking's own completion, which then traps ("Trying to access a behaviour
+        /// for a task that in not in the registry").
+        var finished: ObjectIdentifier?
+    }
 
     private enum State {
         case idle
@@ -347,8 +362,8 @@ struct SessionTaskSlot: Sendable {
 
     /// Whether ``cancel()`` has been called.
     var isCancelled: Bool {
-        state.withLock { state in
-            if case .cancelled = state { return true }
+        state.withLock { slot in
+            if case .cancelled = slot.current { return true }
             return false
         }
     }
@@ -357,21 +372,27 @@ struct SessionTaskSlot: Sendable {
     /// still resumed, so that URLSession completes it and its delegate record is let go). Call it
     /// off URLSession's own queue, as `resume()` waits for that queue.
     func start(_ task: URLSessionTask) {
-        let cancelled = state.withLock { state -> Bool in
-            if case .cancelled = state { return true }
-            state = .running(task)
+        let cancelled = state.withLock { slot -> Bool in
+            if case .cancelled = slot.current { return true }
+            slot.current = .running(task)
             return false
         }
         task.resume()
-        if cancelled { Self.cancel(task) }
+        if cancelled { cancelLater(task) }
+    }
+
+    /// Notes that URLSession completed `task` (from its delegate's completion): a cancellation
+    /// arriving from now on leaves it alone.
+    func finish(_ task: URLSessionTask) {
+        state.withLock { $0.finished = ObjectIdentifier(task) }
     }
 
     /// Holds `task` as what the request waits on, cancelling it at once if the request was
     /// cancelled already.
     func hold(_ task: Task<Void, Never>) {
-        let cancelled = state.withLock { state -> Bool in
-            if case .cancelled = state { return true }
-            state = .waiting(task)
+        let cancelled = state.withLock { slot -> Bool in
+            if case .cancelled = slot.current { return true }
+            slot.current = .waiting(task)
             return false
         }
         if cancelled { task.cancel() }
@@ -379,29 +400,33 @@ struct SessionTaskSlot: Sendable {
 
     /// Cancels what the request waits on, if anything, and whatever it would start later.
     func cancel() {
-        let previous = state.withLock { state -> State in
-            defer { state = .cancelled }
-            return state
+        let previous = state.withLock { slot -> State in
+            defer { slot.current = .cancelled }
+            return slot.current
         }
         switch previous {
-        case .running(let task): Self.cancel(task)
+        case .running(let task): cancelLater(task)
         case .waiting(let task): task.cancel()
         case .idle, .cancelled: break
         }
     }
 
-    /// Cancels `task`; from URLSession's own queue (a validator cancelling a request), where
-    /// `cancel()` would wait on itself, it does so from a global queue.
-    private static func cancel(_ task: URLSessionTask) {
-        guard SessionQueue.isCurrent else {
-            task.cancel()
-            return
-        }
+    /// Cancels `task` from a global queue, unless URLSession has completed it by then.
+    ///
+    /// Never where the cancellation comes from: FoundationNetworking's `cancel()` waits for the
+    /// session's work queue. From that queue (a validator cancelling a request) it would wait on
+    /// itself; from a Swift task's cancellation handler it waits holding the task's status lock,
+    /// while the work queue, delivering that very task's response, waits for the same lock to
+    /// resume its continuation — a deadlock.
+    private func cancelLater(_ task: URLSessionTask) {
         let cancellation = Cancellation(task: task)
-        DispatchQueue.global().async { cancellation.task.cancel() }
+        let state = self.state
+        DispatchQueue.global().async {
+            let finished = state.withLock { $0.finished == ObjectIdentifier(cancellation.task) }
+            if !finished { cancellation.task.cancel() }
+        }
     }
 
-    /// A task handed to another queue to be cancelled.
     private struct Cancellation: @unchecked Sendable {
         // @unchecked Sendable: URLSessionTask is thread-safe; FoundationNetworking does not say so.
         let task: URLSessionTask

@@ -211,3 +211,82 @@ private enum ChallengeFactory {
             sender: Sender())
     }
 }
+
+/// A data task that URLSession never runs: it counts cancellations, and its `cancel()` waits for
+/// `release` as FoundationNetworking's waits for the session's queue.
+private final class BlockingCancelTask: URLSessionDataTask, @unchecked Sendable {
+    // @unchecked Sendable: `count` is only touched under `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    let release = DispatchSemaphore(value: 0)
+
+    var cancellations: Int { lock.withLock { count } }
+
+    override func resume() {}
+
+    override func cancel() {
+        _ = release.wait(timeout: .now() + 5)
+        lock.withLock { count += 1 }
+    }
+}
+
+@Suite("SessionTaskSlot: cancelling")
+struct SessionTaskSlotTests {
+    /// Waits up to two seconds for `condition`.
+    private func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<200 {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return condition()
+    }
+
+    /// A Swift task's cancellation handler calls `cancel()` holding the task's lock; URLSession's
+    /// queue, delivering that task's response, needs the lock. Waiting there for URLSession's
+    /// `cancel()`, which waits for that queue, deadlocked: the slot must never wait for it.
+    @Test func cancelReturnsWithoutWaitingForURLSessionsCancel() async {
+        let slot = SessionTaskSlot()
+        let task = BlockingCancelTask()
+        slot.start(task)
+        let start = DispatchTime.now()
+        slot.cancel()
+        let waited = Double(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1e9
+        #expect(waited < 1, "cancel() waited \(waited) s")
+        #expect(slot.isCancelled)
+        task.release.signal()
+        #expect(await eventually { task.cancellations == 1 })
+    }
+
+    /// A transfer URLSession has completed is not cancelled any more: FoundationNetworking traps
+    /// when a completed task is cancelled as it leaves its registry.
+    @Test func aTransferURLSessionCompletedIsLeftAlone() async {
+        let slot = SessionTaskSlot()
+        let task = BlockingCancelTask()
+        task.release.signal()
+        slot.start(task)
+        slot.finish(task)
+        slot.cancel()
+        try? await Task.sleep(nanoseconds: 200_000_000)
+        #expect(task.cancellations == 0)
+
+        // A later transfer of the same request (a redirect's next hop) is still cancelled.
+        let next = BlockingCancelTask()
+        next.release.signal()
+        let redirected = SessionTaskSlot()
+        redirected.start(task)
+        redirected.finish(task)
+        redirected.hold(Task {})
+        redirected.start(next)
+        redirected.cancel()
+        #expect(await eventually { next.cancellations == 1 })
+    }
+
+    @Test func aTransferStartedAfterCancellingIsCancelledToo() async {
+        let slot = SessionTaskSlot()
+        slot.cancel()
+        let task = BlockingCancelTask()
+        task.release.signal()
+        slot.start(task)
+        #expect(await eventually { task.cancellations == 1 })
+    }
+}

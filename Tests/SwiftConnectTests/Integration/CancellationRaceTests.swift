@@ -1,0 +1,101 @@
+import Dispatch
+import Foundation
+import SwiftConnect
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Iterations per path and style: `SWIFTCONNECT_RACE_ITERATIONS`, none by default.
+private let raceIterations = ProcessInfo.processInfo.environment["SWIFTCONNECT_RACE_ITERATIONS"].flatMap(Int.init) ?? 0
+
+/// Cancelling a request at every moment of its life against a real URLSession transport, around
+/// the moment its response arrives above all: it must end, once, and the process with it.
+///
+/// A hunt, run by hand (`SWIFTCONNECT_RACE_ITERATIONS=1000 scripts/test.sh --filter
+/// CancellationRaceTests`), not in CI: FoundationNetworking itself traps now and then when a
+/// task is cancelled just as it completes ("Trying to access a behaviour for a task that in not in
+/// the registry"), about once in several thousand races here, which no caller can rule out. The
+/// deadlock these races found is covered deterministically by `SessionTaskSlot`'s tests.
+@Suite(
+    .enabled(if: HTTPBin.isAvailable && raceIterations > 0, "set SWIFTCONNECT_RACE_ITERATIONS"),
+    .timeLimit(.minutes(10)))
+struct CancellationRaceTests {
+    struct Call: Connector {
+        var baseURL: URL { HTTPBin.baseURL }
+        var endpoint: String { "/get" }
+    }
+
+    /// Whether `task` ends within `seconds`, polled, so that a hang fails the test instead of
+    /// hanging it.
+    static func ends(_ task: Task<Result<Data, any Error>, Never>, within seconds: Double) async -> Bool {
+        let ended = Flag()
+        Task {
+            _ = await task.value
+            ended.set()
+        }
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if ended.isSet { return true }
+            try? await Task.sleep(nanoseconds: 1_000_000)
+        }
+        return false
+    }
+
+    final class Flag: @unchecked Sendable {
+        // @unchecked Sendable: `value` is only touched under `lock`.
+        private let lock = NSLock()
+        private var value = false
+
+        var isSet: Bool { lock.withLock { value } }
+
+        func set() { lock.withLock { value = true } }
+    }
+
+    /// A Swift task awaiting a request is cancelled at delays from 0 to twice a round trip: the
+    /// task's cancellation handler and URLSession's delivery of the response meet. (It deadlocked:
+    /// the handler cancelled the URLSession task, which waits for the session's queue, holding the
+    /// Swift task's lock that the queue needed to resume it.)
+    @Test(arguments: [false, true])
+    func cancellingATaskAsItsResponseArrivesNeverHangs(throughThePipeline: Bool) async throws {
+        let middleware: any ConnectMiddlewareProtocol =
+            throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
+        let connect = HTTPBin.connect(middleware: middleware)
+        let start = Date()
+        _ = try await connect.request(Call()).value
+        let roundTrip = max(Date().timeIntervalSince(start), 0.001)
+        for index in 0..<raceIterations {
+            let task = Task { await connect.request(Call()).asyncResult }
+            let delay = roundTrip * Double(index % 30) / 15
+            try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            task.cancel()
+            let ended = await Self.ends(task, within: 10)
+            try #require(ended, "iteration \(index) hung")
+            let result = await task.value
+            if case .failure(let error) = result {
+                #expect((error as? ConnectError)?.isCancellation == true, "iteration \(index): \(error)")
+            }
+        }
+    }
+
+    /// The same race with the future's own `cancel()`.
+    @Test(arguments: [false, true])
+    func cancellingAFutureAsItsResponseArrivesEndsItOnce(throughThePipeline: Bool) async throws {
+        let middleware: any ConnectMiddlewareProtocol =
+            throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
+        let connect = HTTPBin.connect(middleware: middleware)
+        let start = Date()
+        _ = try await connect.request(Call()).value
+        let roundTrip = max(Date().timeIntervalSince(start), 0.001)
+        for index in 0..<raceIterations {
+            let future = connect.request(Call())
+            let task = Task { await future.asyncResult }
+            let delay = roundTrip * Double(index % 30) / 15
+            try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            future.cancel()
+            let ended = await Self.ends(task, within: 10)
+            try #require(ended, "iteration \(index) hung")
+        }
+    }
+}
