@@ -87,6 +87,8 @@ struct Pipeline: Sendable {
         if (middleware as? ConnectMiddleware)?.adapters.isEmpty != true, let name = adapted.firstInvalidHeaderName {
             return (.failure(ConnectError.invalidRequest(.invalidHeader(name: name))), nil)
         }
+        // Cancelled while an adapter ran (one that ignores cancellation): nothing is sent.
+        if Task.isCancelled { return (.failure(ConnectError.cancelled), nil) }
         adapted = RedirectSafety.removingCredentials(
             from: adapted, unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
         logger?.log(DebugDescription.curl(adapted, credentialHeaders: credentialHeaders))

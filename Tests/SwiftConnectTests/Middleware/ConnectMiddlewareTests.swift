@@ -194,6 +194,26 @@ struct ConnectMiddlewareRetrierTests {
         #expect(transport.requests.isEmpty)
     }
 
+    /// An adapter that ignores cancellation finishes its work, but the request it adapted for a
+    /// cancelled caller is not sent.
+    @Test func aRequestCancelledWhileAnAdapterRunsIsNotSent() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("[]") }
+        let adapter = ClosureAdapter { request in
+            // Adapters start on the calling thread: suspend first, so that `request` returns.
+            try? await Task.sleep(nanoseconds: 10_000_000)
+            usleep(300_000)  // busy, deaf to cancellation
+            return request
+        }
+        let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
+        let future = connect.request(TestConnector())
+        try await Task.sleep(nanoseconds: 100_000_000)
+        future.cancel()
+        let result = await future.asyncResult
+        #expect((Fixtures.error(of: result) as? ConnectError)?.isCancellation == true)
+        try await Task.sleep(nanoseconds: 400_000_000)
+        #expect(transport.requests.isEmpty)
+    }
+
     @Test func retryWithDelayWaitsThenRetries() async throws {
         let sentAt = Fixtures.Recorder<Date>()
         let transport = RecordingTransport { _ in
