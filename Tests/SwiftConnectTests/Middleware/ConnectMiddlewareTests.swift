@@ -198,19 +198,25 @@ struct ConnectMiddlewareRetrierTests {
     /// cancelled caller is not sent.
     @Test func aRequestCancelledWhileAnAdapterRunsIsNotSent() async throws {
         let transport = RecordingTransport { _ in Fixtures.json("[]") }
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
         let adapter = ClosureAdapter { request in
             // Adapters start on the calling thread: suspend first, so that `request` returns.
-            try? await Task.sleep(nanoseconds: 10_000_000)
-            usleep(300_000)  // busy, deaf to cancellation
+            await Task.yield()
+            entered.signal()
+            _ = release.wait(timeout: .now() + 5)  // busy, deaf to cancellation
             return request
         }
         let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
         let future = connect.request(TestConnector())
-        try await Task.sleep(nanoseconds: 100_000_000)
+        let inAdapter = await Task.detached { entered.wait(timeout: .now() + 5) == .success }.value
+        try #require(inAdapter)
         future.cancel()
+        release.signal()
         let result = await future.asyncResult
         #expect((Fixtures.error(of: result) as? ConnectError)?.isCancellation == true)
-        try await Task.sleep(nanoseconds: 400_000_000)
+        // The pipeline's task ends after the future: give it time to send, if it would.
+        for _ in 0..<20 where transport.requests.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(transport.requests.isEmpty)
     }
 
