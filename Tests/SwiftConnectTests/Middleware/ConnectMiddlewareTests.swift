@@ -198,26 +198,42 @@ struct ConnectMiddlewareRetrierTests {
     /// cancelled caller is not sent.
     @Test func aRequestCancelledWhileAnAdapterRunsIsNotSent() async throws {
         let transport = RecordingTransport { _ in Fixtures.json("[]") }
-        let entered = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
+        let gate = HeldGate()
         let adapter = ClosureAdapter { request in
-            // Adapters start on the calling thread: suspend first, so that `request` returns.
-            await Task.yield()
-            entered.signal()
-            _ = release.wait(timeout: .now() + 5)  // busy, deaf to cancellation
+            await gate.wait()  // a continuation: deaf to cancellation, and no thread blocked
             return request
         }
         let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
         let future = connect.request(TestConnector())
-        let inAdapter = await Task.detached { entered.wait(timeout: .now() + 5) == .success }.value
-        try #require(inAdapter)
+        for _ in 0..<500 where !gate.isHeld { try await Task.sleep(nanoseconds: 10_000_000) }
+        try #require(gate.isHeld)
         future.cancel()
-        release.signal()
+        gate.open()
         let result = await future.asyncResult
         #expect((Fixtures.error(of: result) as? ConnectError)?.isCancellation == true)
         // The pipeline's task ends after the future: give it time to send, if it would.
         for _ in 0..<20 where transport.requests.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(transport.requests.isEmpty)
+    }
+
+    /// Holds whoever waits until `open()`.
+    private final class HeldGate: @unchecked Sendable {
+        // @unchecked Sendable: `waiter` is only touched under `lock`.
+        private let lock = NSLock()
+        private var waiter: CheckedContinuation<Void, Never>?
+
+        var isHeld: Bool { lock.withLock { waiter != nil } }
+
+        func wait() async {
+            await withCheckedContinuation { continuation in lock.withLock { waiter = continuation } }
+        }
+
+        func open() {
+            lock.withLock {
+                waiter?.resume()
+                waiter = nil
+            }
+        }
     }
 
     @Test func retryWithDelayWaitsThenRetries() async throws {
