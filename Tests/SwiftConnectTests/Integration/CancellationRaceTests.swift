@@ -53,22 +53,33 @@ struct CancellationRaceTests {
         func set() { lock.withLock { value = true } }
     }
 
+    /// A client whose requests take the direct path or go through the pipeline (an adapter that
+    /// changes nothing), and the time one request to httpbin takes.
+    static func client(throughThePipeline: Bool) async throws -> (Connect, TimeInterval) {
+        let middleware: any ConnectMiddlewareProtocol =
+            throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
+        let connect = HTTPBin.connect(middleware: middleware)
+        let start = Date()
+        _ = try await connect.request(Call()).value
+        return (connect, max(Date().timeIntervalSince(start), 0.001))
+    }
+
+    /// Waits before the cancellation of race `index`: from 0 to twice `roundTrip`, in 30 steps.
+    static func wait(_ index: Int, of roundTrip: TimeInterval) async throws {
+        let delay = roundTrip * Double(index % 30) / 15
+        try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+    }
+
     /// A Swift task awaiting a request is cancelled at delays from 0 to twice a round trip: the
     /// task's cancellation handler and URLSession's delivery of the response meet. (It deadlocked:
     /// the handler cancelled the URLSession task, which waits for the session's queue, holding the
     /// Swift task's lock that the queue needed to resume it.)
     @Test(arguments: [false, true])
     func cancellingATaskAsItsResponseArrivesNeverHangs(throughThePipeline: Bool) async throws {
-        let middleware: any ConnectMiddlewareProtocol =
-            throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
-        let connect = HTTPBin.connect(middleware: middleware)
-        let start = Date()
-        _ = try await connect.request(Call()).value
-        let roundTrip = max(Date().timeIntervalSince(start), 0.001)
+        let (connect, roundTrip) = try await Self.client(throughThePipeline: throughThePipeline)
         for index in 0..<raceIterations {
             let task = Task { await connect.request(Call()).asyncResult }
-            let delay = roundTrip * Double(index % 30) / 15
-            try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            try await Self.wait(index, of: roundTrip)
             task.cancel()
             let ended = await Self.ends(task, within: 10)
             try #require(ended, "iteration \(index) hung")
@@ -82,17 +93,11 @@ struct CancellationRaceTests {
     /// The same race with the future's own `cancel()`.
     @Test(arguments: [false, true])
     func cancellingAFutureAsItsResponseArrivesEndsItOnce(throughThePipeline: Bool) async throws {
-        let middleware: any ConnectMiddlewareProtocol =
-            throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
-        let connect = HTTPBin.connect(middleware: middleware)
-        let start = Date()
-        _ = try await connect.request(Call()).value
-        let roundTrip = max(Date().timeIntervalSince(start), 0.001)
+        let (connect, roundTrip) = try await Self.client(throughThePipeline: throughThePipeline)
         for index in 0..<raceIterations {
             let future = connect.request(Call())
             let task = Task { await future.asyncResult }
-            let delay = roundTrip * Double(index % 30) / 15
-            try await Task.sleep(nanoseconds: UInt64(delay * 1e9))
+            try await Self.wait(index, of: roundTrip)
             future.cancel()
             let ended = await Self.ends(task, within: 10)
             try #require(ended, "iteration \(index) hung")

@@ -285,11 +285,7 @@ struct DirectExchangeTests {
         }
         // No middleware: the request runs as a DirectExchange.
         let result = await HTTPBin.connect().request(call).asyncResult
-        guard case .invalidRequest(let reason)? = result.failureValue as? ConnectError else {
-            Issue.record("expected invalidRequest, got \(result)")
-            return
-        }
-        #expect(reason == .invalidHeader(name: "Bad Name"))
+        #expect(invalidRequestReason(of: result) == .invalidHeader(name: "Bad Name"))
     }
 
     /// Collects debug output.

@@ -186,11 +186,7 @@ struct ConnectMiddlewareRetrierTests {
         }
         let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
         let result = await connect.request(TestConnector()).asyncResult
-        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
-            Issue.record("expected invalidRequest, got \(result)")
-            return
-        }
-        #expect(reason == .invalidHeader(name: reported))
+        #expect(invalidRequestReason(of: result) == .invalidHeader(name: reported))
         #expect(transport.requests.isEmpty)
     }
 

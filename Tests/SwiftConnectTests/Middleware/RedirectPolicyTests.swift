@@ -200,11 +200,7 @@ struct RedirectPolicyTests {
             return .followWith(request)
         }
         let result = await configured(transport, policy).request(hopCall(5)).asyncResult
-        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
-            Issue.record("expected invalidRequest, got \(result)")
-            return
-        }
-        #expect(reason == .invalidHeader(name: "X-Chosen"))
+        #expect(invalidRequestReason(of: result) == .invalidHeader(name: "X-Chosen"))
         #expect(transport.requests.map { $0.url?.path } == ["/hop/5"])
     }
 

@@ -73,11 +73,7 @@ struct TokenAuthenticatorInvalidTokenTests {
         let authenticator = TokenAuthenticator(token: AccessToken("abc\r\nX-Injected: 1")) { _ in AccessToken("x") }
         let result = await Middleware.connect(transport: transport, middleware: authenticator)
             .request(Middleware.Call()).asyncResult
-        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
-            Issue.record("expected invalidRequest, got \(result)")
-            return
-        }
-        #expect(reason == .invalidHeader(name: "Authorization"))
+        #expect(invalidRequestReason(of: result) == .invalidHeader(name: "Authorization"))
         #expect(transport.requests.isEmpty)
     }
 
@@ -89,10 +85,7 @@ struct TokenAuthenticatorInvalidTokenTests {
         let authenticator = TokenAuthenticator(token: AccessToken("bad\r\nX: 1"), refresher: refresher)
         let connect = Middleware.connect(transport: transport, middleware: authenticator)
         let first = await connect.request(Middleware.Call()).asyncResult
-        guard case .invalidRequest? = Fixtures.error(of: first) as? ConnectError else {
-            Issue.record("expected invalidRequest, got \(first)")
-            return
-        }
+        #expect(invalidRequestReason(of: first) == .invalidHeader(name: "Authorization"))
         #expect(transport.requests.isEmpty)
         let second = try await connect.request(Middleware.Call()).value
         #expect(second == Data(#"{"ok":true}"#.utf8))
@@ -105,11 +98,7 @@ struct TokenAuthenticatorInvalidTokenTests {
         let authenticator = TokenAuthenticator(token: AccessToken("old")) { _ in AccessToken("new\nX-Injected: 1") }
         let result = await Middleware.connect(transport: transport, middleware: authenticator)
             .request(Middleware.Call()).asyncResult
-        guard case .invalidRequest(let reason)? = Fixtures.error(of: result) as? ConnectError else {
-            Issue.record("expected invalidRequest, got \(result)")
-            return
-        }
-        #expect(reason == .invalidHeader(name: "Authorization"))
+        #expect(invalidRequestReason(of: result) == .invalidHeader(name: "Authorization"))
         #expect(transport.requests.map(authorization) == ["Bearer old"])
     }
 }

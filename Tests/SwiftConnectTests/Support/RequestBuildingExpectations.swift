@@ -40,11 +40,17 @@ func rejectionReasonWhenSent(
     let connect = makeClient(transport)
     let result = await connect.request(connector).asyncResult
     #expect(transport.requests.isEmpty, "nothing may be sent", sourceLocation: sourceLocation)
+    return invalidRequestReason(of: result, sourceLocation: sourceLocation)
+}
+
+/// The ``InvalidRequestReason`` `result` failed with; records an issue (and returns `nil`) for a
+/// success or any other error.
+func invalidRequestReason<Value>(
+    of result: Result<Value, any Error>, sourceLocation: SourceLocation = #_sourceLocation
+) -> InvalidRequestReason? {
     switch result {
-    case .success(let body):
-        Issue.record(
-            "Expected invalidRequest, but the request succeeded with \(body.count) bytes",
-            sourceLocation: sourceLocation)
+    case .success(let value):
+        Issue.record("Expected invalidRequest, but the request succeeded with \(value)", sourceLocation: sourceLocation)
         return nil
     case .failure(ConnectError.invalidRequest(let reason)):
         return reason
