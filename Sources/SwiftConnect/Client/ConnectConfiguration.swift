@@ -37,6 +37,12 @@ public struct ConnectConfiguration: Sendable {
     /// Headers sent with every request unless the connector sets one of the same name.
     public var defaultHeaders: [HTTPHeader]
     /// The timeout for requests whose connector has none; `nil` keeps the session's (60 s).
+    ///
+    /// Held to the rules of ``Connector/timeoutInterval``: NaN, zero or negative fails each request
+    /// with ``InvalidRequestReason/invalidTimeout(_:)``, nothing sent; `.infinity` waits about
+    /// 31.7 years; on Linux a fraction is rounded up to whole seconds. The session
+    /// configuration's own timeouts are held to the same rules, but as a session cannot fail a
+    /// request, one that is NaN, zero or negative is replaced by URLSession's default there.
     public var timeoutInterval: TimeInterval?
     /// Where `debugResponse: true` output goes. Debug output is off unless a request asks for it.
     public var logger: any ConnectLogger

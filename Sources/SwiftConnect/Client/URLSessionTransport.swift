@@ -18,6 +18,9 @@ import Foundation
 ///   `Transfer-Encoding: chunked`, which servers reject; the progress of a streamed body has `0` as
 ///   its expected size. ``send(_:body:progress:)`` sends a plain `Content-Length` and reports
 ///   progress against the body's known length.
+/// - A NaN, infinite or huge timeout traps in FoundationNetworking, and a fraction of a second is
+///   truncated (0.5 s times out at once). The session's timeouts are taken as
+///   ``ConnectConfiguration/timeoutInterval`` describes, on a copy of the configuration.
 /// - URLSession adds a configuration's `httpAdditionalHeaders` to every task, the next hop of a
 ///   redirect to another origin included. In the transport a `Connect` makes from its
 ///   `sessionConfiguration`, credential headers among them (`Authorization`, `Cookie`,
@@ -48,9 +51,10 @@ public final class URLSessionTransport: Transport {
     /// transport to send with each request it builds (``sessionCredentialHeaders``).
     init(configuration: URLSessionConfiguration, handsOffBusyResponses: Bool, liftingCredentials: Bool = false) {
         self.handsOffBusyResponses = handsOffBusyResponses
-        let (sessionConfiguration, credentials) =
+        let (lifted, credentials) =
             liftingCredentials ? Self.liftingCredentials(from: configuration) : (configuration, [])
         sessionCredentialHeaders = credentials
+        let sessionConfiguration = RequestTimeout.sanitized(lifted)
         delegate = SessionDelegate()
         #if canImport(FoundationNetworking)
             session = URLSession(

@@ -44,6 +44,11 @@ public protocol Connector {
     /// Path, query and body parameters. Defaults to none.
     var parameters: ParametersRepresentable? { get }
     /// The request's timeout in seconds, or `nil` (the default) for the configuration's.
+    ///
+    /// A NaN, zero or negative timeout fails the request with
+    /// ``InvalidRequestReason/invalidTimeout(_:)`` before anything is sent; `.infinity` waits as
+    /// long as URLSession can (about 31.7 years). On Linux a fraction is rounded up to whole
+    /// seconds, which is all FoundationNetworking counts (it would fail a 0.5 s request at once).
     var timeoutInterval: TimeInterval? { get }
     /// The status codes that count as success. Defaults to `200..<300`; others go to the
     /// error handler.

@@ -86,7 +86,10 @@ enum RequestBuilder {
         // (about 4,000 instructions on Linux).
         if method.rawValue != "GET" { request.httpMethod = method.rawValue }
         if let timeout = connector.timeoutInterval ?? timeout {
-            request.timeoutInterval = timeout
+            guard let sendable = RequestTimeout.sendable(timeout) else {
+                throw ConnectError.invalidRequest(.invalidTimeout(timeout))
+            }
+            request.timeoutInterval = sendable
         }
         let connectorHeaders = connector.headers
         let token = isUnauthorizedType ? nil : castAuthorizationToken(of: connector, cache: cache)

@@ -167,6 +167,9 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// The multipart body would be longer than `Int64.max` bytes: a stream's declared `length`
     /// may be any `UInt64`. Names the last file counted when the limit was passed.
     case bodyTooLarge(String)
+    /// A timeout (the connector's, the configuration's, or one an adapter set) is NaN, zero or
+    /// negative: no request can wait that long. See ``ConnectConfiguration/timeoutInterval``.
+    case invalidTimeout(TimeInterval)
 
     /// A readable explanation.
     public var description: String {
@@ -209,6 +212,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "multipart boundary '\(boundary)' is not 1 to 70 RFC 2046 characters, or occurs in a field"
         case .bodyTooLarge(let name):
             return "file '\(name)' makes the multipart body longer than \(Int64.max) bytes"
+        case .invalidTimeout(let seconds):
+            return "timeout \(seconds) s is not a positive number of seconds"
         }
     }
 

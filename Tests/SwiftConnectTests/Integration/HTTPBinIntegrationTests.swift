@@ -309,6 +309,28 @@ struct HTTPBinIntegrationTests {
         }
     }
 
+    @Test func anEndlessTimeoutWaitsInsteadOfCrashing() async throws {
+        // FoundationNetworking traps converting an infinite timeout to milliseconds.
+        let endless = HTTPBin.connect { $0.timeoutInterval = .infinity }
+        let echo = try await endless.request(Call(endpoint: "/get")).decoded(toType: Echo.self).value
+        #expect(echo.url.hasSuffix("/get"))
+
+        let session = URLSessionConfiguration.ephemeral
+        session.timeoutIntervalForRequest = .infinity
+        let endlessSession = HTTPBin.connect {
+            $0.sessionConfiguration = session
+            $0.timeoutInterval = nil
+        }
+        #expect(!(try await endlessSession.request(Call(endpoint: "/get")).value).isEmpty)
+    }
+
+    @Test func aTimeoutUnderASecondLeavesTimeForTheAnswer() async throws {
+        // On Linux, FoundationNetworking's whole-second timer made 0.5 s time out at once.
+        let halfASecond = HTTPBin.connect { $0.timeoutInterval = 0.5 }
+        let echo = try await halfASecond.request(Call(endpoint: "/get")).decoded(toType: Echo.self).value
+        #expect(echo.url.hasSuffix("/get"))
+    }
+
     @Test func releasedConnectStillCompletesItsRequests() async throws {
         var client: Connect? = HTTPBin.connect()
         weak let weakClient = client

@@ -655,6 +655,60 @@ struct RequestBuilderTests {
         #expect(transport.requests.first?.timeoutInterval == 12)
     }
 
+    @Test(arguments: [TimeInterval.nan, 0, -1, -TimeInterval.infinity])
+    func aTimeoutNoRequestCanWaitIsRefusedAndNothingIsSent(seconds: TimeInterval) async {
+        // FoundationNetworking traps converting NaN or -inf to Int; 0 and -1 fail the request at once.
+        let own = await rejectionReasonWhenSent(TestConnector(baseURL: Self.base, timeoutInterval: seconds))
+        #expect(own == .invalidTimeout(seconds))
+        let configured = await rejectionReasonWhenSent(TestConnector(baseURL: Self.base)) { transport in
+            makeConfiguredConnect(transport: transport) { $0.timeoutInterval = seconds }
+        }
+        #expect(configured == .invalidTimeout(seconds))
+    }
+
+    @Test(arguments: [TimeInterval.infinity, 1e16, TimeInterval.greatestFiniteMagnitude])
+    func anEndlessTimeoutWaitsAsLongAsURLSessionCan(seconds: TimeInterval) throws {
+        // Past about 9.2e15 s, FoundationNetworking's `Int(timeout) * 1000` traps.
+        let request = try TestConnector(baseURL: Self.base, timeoutInterval: seconds).asURLRequest()
+        #expect(request.timeoutInterval == RequestTimeout.longest)
+        #expect(RequestTimeout.longest == 1e9)
+    }
+
+    @Test func aFractionOfASecondIsRoundedUpOnLinuxOnly() throws {
+        let half = try TestConnector(baseURL: Self.base, timeoutInterval: 0.5).asURLRequest()
+        let oneAndAHalf = try TestConnector(baseURL: Self.base, timeoutInterval: 1.5).asURLRequest()
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking truncates to whole seconds: 0.5 s would time out at once.
+            #expect(half.timeoutInterval == 1)
+            #expect(oneAndAHalf.timeoutInterval == 2)
+        #else
+            #expect(half.timeoutInterval == 0.5)
+            #expect(oneAndAHalf.timeoutInterval == 1.5)
+        #endif
+    }
+
+    @Test func theSessionsTimeoutsAreMadeSendableOnACopy() throws {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = .infinity
+        configuration.timeoutIntervalForResource = .nan
+        let transport = URLSessionTransport(configuration: configuration)
+        #expect(transport.session.configuration.timeoutIntervalForRequest == RequestTimeout.longest)
+        #expect(transport.session.configuration.timeoutIntervalForResource == 7 * 24 * 60 * 60)
+        // The caller's configuration object is left as it was.
+        #expect(configuration.timeoutIntervalForRequest == .infinity)
+        #expect(configuration.timeoutIntervalForResource.isNaN)
+
+        let refused = URLSessionConfiguration.ephemeral
+        refused.timeoutIntervalForRequest = 0
+        let connect = Connect(configuration: ConnectConfiguration(sessionConfiguration: refused))
+        let session = try #require((connect.transport as? URLSessionTransport)?.session)
+        #expect(session.configuration.timeoutIntervalForRequest == 60)
+
+        let untouched = URLSessionConfiguration.ephemeral
+        untouched.timeoutIntervalForRequest = 30
+        #expect(RequestTimeout.sanitized(untouched) === untouched)
+    }
+
     // MARK: The usage document's connectors
 
     struct Todo: Codable, Equatable {
