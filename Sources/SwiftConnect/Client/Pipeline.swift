@@ -81,11 +81,14 @@ struct Pipeline: Sendable {
         } catch {
             return (.failure(Self.classify(error, wrapTransport: false)), nil)
         }
-        // Adapters write headers the build never saw (`URLRequest` keeps a name that is not a
-        // token, or a value with CR or LF set through `allHTTPHeaderFields`); without adapters,
-        // the request is the one the build checked.
-        if (middleware as? ConnectMiddleware)?.adapters.isEmpty != true, let name = adapted.firstInvalidHeaderName {
-            return (.failure(ConnectError.invalidRequest(.invalidHeader(name: name))), nil)
+        // Adapters write headers and timeouts the build never saw; without adapters, the request
+        // is the one the build checked.
+        if (middleware as? ConnectMiddleware)?.adapters.isEmpty != true {
+            do {
+                adapted = try adapted.checkedForSending(keepingContentLength: uploadBody != nil)
+            } catch {
+                return (.failure(error), nil)
+            }
         }
         // Cancelled while an adapter ran (one that ignores cancellation): nothing is sent.
         if Task.isCancelled { return (.failure(ConnectError.cancelled), nil) }
@@ -165,7 +168,8 @@ struct Pipeline: Sendable {
                 case .follow: next = redirect.proposedRequest
                 case .followWith(let request):
                     next = try RedirectSafety.request(
-                        chosen: request, for: redirect, credentialHeaders: credentialHeaders)
+                        chosen: request, for: redirect, credentialHeaders: credentialHeaders,
+                        keepingContentLength: uploadBody != nil)
                 case .stop: return response
                 }
             }

@@ -15,7 +15,9 @@ import Foundation
 /// Names compare case-insensitively when headers are looked up in ``HTTPHeaders``. A name that
 /// is not a valid token, or a value containing a control character other than tab (CR, LF, NUL,
 /// …), fails the request with
-/// ``InvalidRequestReason/invalidHeader(name:)`` before anything is sent.
+/// ``InvalidRequestReason/invalidHeader(name:)`` before anything is sent; so does
+/// `Content-Length` or `Transfer-Encoding`, with ``InvalidRequestReason/reservedHeader(name:)``:
+/// the transport frames the body itself.
 public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// The header's name, e.g. `"Content-Type"`.
     public let name: String
@@ -37,6 +39,16 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     var isValid: Bool {
         ASCIISet.isToken(name)
             && !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+
+    /// Whether the header frames the body: `Content-Length` or `Transfer-Encoding`, any case.
+    var isFraming: Bool {
+        isContentLength || (name.utf8.count == 17 && name.lowercased() == "transfer-encoding")
+    }
+
+    /// Whether the header is `Content-Length`, any case.
+    var isContentLength: Bool {
+        name.utf8.count == 14 && name.lowercased() == "content-length"
     }
 }
 
@@ -85,16 +97,5 @@ extension HTTPHeader {
     /// `User-Agent: value`.
     public static func userAgent(_ value: String) -> HTTPHeader {
         HTTPHeader(name: "User-Agent", value: value)
-    }
-}
-
-extension URLRequest {
-    /// The first header, by name, that a build would have refused (``HTTPHeader/isValid``): for
-    /// requests made outside the build, by adapters or a redirect policy. `URLRequest` keeps a
-    /// name that is not a token, and a value with CR or LF set through `allHTTPHeaderFields`,
-    /// which would corrupt the request on the wire.
-    var firstInvalidHeaderName: String? {
-        guard let fields = allHTTPHeaderFields else { return nil }
-        return fields.filter { !HTTPHeader(name: $0.key, value: $0.value).isValid }.keys.min()
     }
 }

@@ -56,20 +56,20 @@ enum RedirectSafety {
         return removingCredentials(from: request, unlessSentTo: previous.url, credentialHeaders: credentialHeaders)
     }
 
-    /// The request a policy's `.followWith` decision sends: `chosen` as the policy made it, but
-    /// without credential headers when it goes to another origin than the request `redirect`
-    /// answered — whichever headers the policy copied into it.
+    /// The request a policy's `.followWith` decision sends: `chosen` as the policy made it, held
+    /// to the build's rules (``Foundation/URLRequest/checkedForSending(keepingContentLength:)``;
+    /// `keepingContentLength` for an upload's hop), but without credential headers when it goes to
+    /// another origin than the request `redirect` answered — whichever headers the policy copied
+    /// into it.
     ///
-    /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidHeader(name:)``
-    ///   for a header the build would have refused.
-    static func request(chosen: URLRequest, for redirect: Redirect, credentialHeaders: Set<String> = [])
-        throws -> URLRequest
-    {
-        if let name = chosen.firstInvalidHeaderName {
-            throw ConnectError.invalidRequest(.invalidHeader(name: name))
-        }
-        return removingCredentials(
-            from: chosen, unlessSentTo: redirect.response.request.url, credentialHeaders: credentialHeaders)
+    /// - Throws: ``ConnectError/invalidRequest(_:)`` for a request the build would have refused.
+    static func request(
+        chosen: URLRequest, for redirect: Redirect, credentialHeaders: Set<String> = [],
+        keepingContentLength: Bool = false
+    ) throws -> URLRequest {
+        removingCredentials(
+            from: try chosen.checkedForSending(keepingContentLength: keepingContentLength),
+            unlessSentTo: redirect.response.request.url, credentialHeaders: credentialHeaders)
     }
 
     /// Removes credential headers from `request` unless it goes to the same origin as `origin`.

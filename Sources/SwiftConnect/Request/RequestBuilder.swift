@@ -110,7 +110,8 @@ enum RequestBuilder {
     /// name, in this order: the configuration's defaults, the body's `Content-Type`, the
     /// parameters' headers, the connector's, and the token's.
     ///
-    /// - Throws: ``InvalidRequestReason/invalidHeader(name:)`` for the first invalid header.
+    /// - Throws: ``InvalidRequestReason/invalidHeader(name:)`` for the first invalid header,
+    ///   ``InvalidRequestReason/reservedHeader(name:)`` for one that frames the body.
     @inline(never)
     private static func setBodyAndHeaders(
         of request: inout URLRequest, body: RequestBody?, defaultHeaders: [HTTPHeader],
@@ -126,6 +127,7 @@ enum RequestBuilder {
         if let token { headers.update(token.header) }
         for header in headers {
             guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
+            guard !header.isFraming else { throw ConnectError.invalidRequest(.reservedHeader(name: header.name)) }
             request.setValue(header.value, forHTTPHeaderField: header.name)
         }
     }

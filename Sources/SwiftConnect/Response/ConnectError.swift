@@ -144,6 +144,10 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case invalidMethod(String)
     /// A header name is not a valid token, or its value contains a control character other than tab.
     case invalidHeader(name: String)
+    /// A header frames the body — `Content-Length` or `Transfer-Encoding` — which the transport
+    /// sets from the body itself. Set by hand, it could cut the body short, or send its rest as the
+    /// start of another request on the same connection.
+    case reservedHeader(name: String)
     /// The body could not be encoded (for example a `Double.nan` in a JSON body).
     case encodingFailed(underlying: any Error)
     /// The pieces did not form a valid URL.
@@ -194,6 +198,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "'\(method)' is not a valid HTTP method"
         case .invalidHeader(let name):
             return "header '\(name)' has an invalid name or a value containing a control character (CR, LF, NUL, …)"
+        case .reservedHeader(let name):
+            return "header '\(name)' frames the body, which the transport does itself: leave it out"
         case .encodingFailed(let underlying):
             return "the body could not be encoded: \(underlying)"
         case .invalidURL(let url):

@@ -107,6 +107,24 @@ struct ConnectUploadTests {
         #expect(request.value(forHTTPHeaderField: "X-Client") == "tests")
     }
 
+    /// An upload's own `Content-Length` passes the check adapters' requests go through; one the
+    /// connector sets is refused, as for any request.
+    @Test func anUploadsOwnContentLengthPassesTheAdaptersCheckButNotAConnectors() async throws {
+        let transport = RecordingTransport()
+        let passThrough = ConnectMiddleware(adapters: [ClosureAdapter { $0 }])
+        let connect = makeConnect(transport: transport, middleware: passThrough)
+        let file = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("one".utf8))
+        _ = try await connect.upload(files: [file], to: connector(), options: Self.options).value
+        let request = try #require(transport.requests.first)
+        #expect(request.value(forHTTPHeaderField: "Content-Length") == String(request.httpBody?.count ?? -1))
+
+        var framed = connector()
+        framed.headers = [HTTPHeader(name: "Content-Length", value: "3")]
+        let refused = await connect.upload(files: [file], to: framed, options: Self.options).asyncResult
+        #expect(invalidRequestReason(of: refused) == .reservedHeader(name: "Content-Length"))
+        #expect(transport.requests.count == 1)
+    }
+
     @Test func uploadRequestBuildsWithoutSending() throws {
         let connect = makeConnect(transport: RecordingTransport())
         let file = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("one".utf8))

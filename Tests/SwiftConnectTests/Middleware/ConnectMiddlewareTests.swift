@@ -190,6 +190,35 @@ struct ConnectMiddlewareRetrierTests {
         #expect(transport.requests.isEmpty)
     }
 
+    /// An adapter's request is held to the build's other rules too: no header framing the body, and
+    /// a timeout URLSession can take (FoundationNetworking traps on NaN and infinity).
+    @Test func anAdaptersFramingHeaderOrImpossibleTimeoutFailsTheRequestAndNothingIsSent() async throws {
+        func sent(adapting adapt: @escaping @Sendable (inout URLRequest) -> Void) async
+            -> (Result<Data, any Error>, RecordingTransport)
+        {
+            let transport = RecordingTransport { _ in Fixtures.json("[]") }
+            let adapter = ClosureAdapter { request in
+                var request = request
+                adapt(&request)
+                return request
+            }
+            let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
+            return (await connect.request(TestConnector()).asyncResult, transport)
+        }
+        let (framed, framedTransport) = await sent { $0.setValue("5", forHTTPHeaderField: "Content-Length") }
+        #expect(invalidRequestReason(of: framed) == .reservedHeader(name: "Content-Length"))
+        #expect(framedTransport.requests.isEmpty)
+        let (chunked, chunkedTransport) = await sent { $0.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding") }
+        #expect(invalidRequestReason(of: chunked) == .reservedHeader(name: "Transfer-Encoding"))
+        #expect(chunkedTransport.requests.isEmpty)
+        let (nan, nanTransport) = await sent { $0.timeoutInterval = .nan }
+        #expect(invalidRequestReason(of: nan)?.description == InvalidRequestReason.invalidTimeout(.nan).description)
+        #expect(nanTransport.requests.isEmpty)
+        let (endless, endlessTransport) = await sent { $0.timeoutInterval = .infinity }
+        #expect((try? endless.get()) != nil)
+        #expect(endlessTransport.requests.first?.timeoutInterval == RequestTimeout.longest)
+    }
+
     /// An adapter that ignores cancellation finishes its work, but the request it adapted for a
     /// cancelled caller is not sent.
     @Test func aRequestCancelledWhileAnAdapterRunsIsNotSent() async throws {

@@ -204,6 +204,18 @@ struct RedirectPolicyTests {
         #expect(transport.requests.map { $0.url?.path } == ["/hop/5"])
     }
 
+    @Test func decideFollowWithARequestThatFramesItsBodyFailsAndSendsNothingMore() async throws {
+        let transport = hops()
+        let policy = RedirectPolicy.decide { redirect in
+            var request = redirect.proposedRequest
+            request.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding")
+            return .followWith(request)
+        }
+        let result = await configured(transport, policy).request(hopCall(5)).asyncResult
+        #expect(invalidRequestReason(of: result) == .reservedHeader(name: "Transfer-Encoding"))
+        #expect(transport.requests.map { $0.url?.path } == ["/hop/5"])
+    }
+
     /// Credential headers a `.followWith` request copies from the redirected request, and the same
     /// request sent to `target`.
     private func followingWith(to target: String) async throws -> URLRequest {

@@ -525,6 +525,37 @@ struct RequestBuilderTests {
         }
     }
 
+    /// A hand-set `Content-Length` cut the body short on the wire, and the rest of it went out as
+    /// the start of another request on the same connection; the transport frames the body itself.
+    @Test func aHeaderThatFramesTheBodyIsRefusedWhereverItComesFrom() async {
+        let body = Parameter.data(Data("hello world".utf8), contentType: "text/plain")
+        await expectRejectedBeforeSending(
+            TestConnector(
+                baseURL: Self.base, method: .post, headers: [HTTPHeader(name: "Content-Length", value: "5")],
+                parameters: body),
+            with: .reservedHeader(name: "Content-Length"))
+        await expectRejectedBeforeSending(
+            TestConnector(baseURL: Self.base, headers: [HTTPHeader(name: "transfer-encoding", value: "chunked")]),
+            with: .reservedHeader(name: "transfer-encoding"))
+        await expectRejectedBeforeSending(
+            TestConnector(baseURL: Self.base), with: .reservedHeader(name: "CONTENT-LENGTH")
+        ) {
+            transport in
+            makeConfiguredConnect(transport: transport) {
+                $0.defaultHeaders = [HTTPHeader(name: "CONTENT-LENGTH", value: "0")]
+            }
+        }
+        // Names that merely start alike are headers like any other.
+        let request = try? TestConnector(
+            baseURL: Self.base,
+            headers: [
+                HTTPHeader(name: "Content-Lengths", value: "1"), HTTPHeader(name: "Transfer-Encodings", value: "1"),
+            ]
+        ).asURLRequest()
+        #expect(request?.value(forHTTPHeaderField: "Content-Lengths") == "1")
+        #expect(request?.value(forHTTPHeaderField: "Transfer-Encodings") == "1")
+    }
+
     // MARK: Bodies
 
     struct NewTodo: Encodable {
