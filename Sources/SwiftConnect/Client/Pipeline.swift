@@ -62,6 +62,11 @@ struct Pipeline: Sendable {
                 }
             case .redirect(let url):
                 request.url = url  // method and body kept; attemptOnce keeps credentials to `origin`
+                do {
+                    request = try request.checkedForSending(keepingContentLength: uploadBody != nil)
+                } catch {
+                    return .failure(error)
+                }
             case .doNotRetry:
                 return outcome.result
             case .doNotRetryWithError(let error):

@@ -40,7 +40,7 @@ enum RedirectSafety {
         else { return nil }
 
         var request = previous
-        request.url = target
+        request.url = target.lowercasingScheme ?? target  // `Location: HTTP://…`
         let method = previous.httpMethod ?? "GET"
         let becomesGet: Bool
         switch response.statusCode {

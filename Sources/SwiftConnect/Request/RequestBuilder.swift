@@ -239,15 +239,21 @@ enum RequestBuilder {
             let prefix = UnsafeBufferPointer(rebasing: base[..<layout.prefixEnd])
             let baseQuery = UnsafeBufferPointer(rebasing: base[layout.queryStart..<layout.queryEnd])
             let prefixEndsWithSlash = prefix.last == UInt8(ascii: "/")
+            let joinsWithoutSlash = prefixEndsWithSlash && template.pathStartsWithSlash
 
             return try UTF8Writer.string { output in
-                if prefixEndsWithSlash && template.pathStartsWithSlash {
-                    output.append(contentsOf: UnsafeBufferPointer(rebasing: prefix.dropLast()))
+                let written = UnsafeBufferPointer(rebasing: joinsWithoutSlash ? prefix.dropLast() : prefix[...])
+                if layout.hasUppercaseScheme {
+                    // URLSession on Linux refuses `HTTP://`; the scheme's letters go out lowercased.
+                    for byte in written[..<layout.schemeEnd] { output.append(byte | 0x20) }
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: written[layout.schemeEnd...]))
                 } else {
-                    output.append(contentsOf: prefix)
-                    if !template.path.isEmpty && !prefixEndsWithSlash && !template.pathStartsWithSlash {
-                        output.append(UInt8(ascii: "/"))
-                    }
+                    output.append(contentsOf: written)
+                }
+                if !joinsWithoutSlash && !template.path.isEmpty && !prefixEndsWithSlash
+                    && !template.pathStartsWithSlash
+                {
+                    output.append(UInt8(ascii: "/"))
                 }
                 try write(template.path, isQuery: false, to: &output)
 
@@ -284,14 +290,20 @@ enum RequestBuilder {
         let prefixEnd: Int
         let queryStart: Int
         let queryEnd: Int
+        /// Where the scheme ends: the index of its `:`.
+        let schemeEnd: Int
+        /// Whether the scheme has an uppercase letter (`HTTP://`), to be written lowercased.
+        let hasUppercaseScheme: Bool
 
-        /// The layout of `bytes`, a base URL's string.
+        /// The layout of `bytes`, a base URL's string that ``hasHTTPSchemeAndHost(_:)``.
         init(of bytes: UnsafeBufferPointer<UInt8>) {
             let end = bytes.firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
             let question = bytes[..<end].firstIndex(of: UInt8(ascii: "?"))
             prefixEnd = question ?? end
             queryStart = question.map { $0 + 1 } ?? end
             queryEnd = end
+            schemeEnd = bytes.firstIndex(of: UInt8(ascii: ":")) ?? 0
+            hasUppercaseScheme = bytes[..<schemeEnd].contains { (0x41...0x5A).contains($0) }
         }
     }
 

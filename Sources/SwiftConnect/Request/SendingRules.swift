@@ -6,7 +6,10 @@ import Foundation
 
 extension URLRequest {
     /// This request held to the rules a build enforces, for a request made outside the build — by
-    /// adapters, or a redirect policy's `.followWith` — before it is sent:
+    /// adapters, a retrier's `.redirect(to:)` or a redirect policy's `.followWith` — before it is
+    /// sent:
+    /// - an absolute `http` or `https` URL with a host, its scheme lowercased (URLSession on Linux
+    ///   refuses `HTTP://`);
     /// - every header valid (``HTTPHeader/isValid``): `URLRequest` keeps a name that is not a
     ///   token, and a value with CR or LF set through `allHTTPHeaderFields`, which would corrupt
     ///   the request on the wire;
@@ -14,11 +17,15 @@ extension URLRequest {
     ///   upload when `keepingContentLength` (the transport sets that one again from the body);
     /// - a timeout URLSession can take (``RequestTimeout``), rounded as a build rounds it.
     ///
-    /// - Throws: ``ConnectError/invalidRequest(_:)``: ``InvalidRequestReason/invalidHeader(name:)``,
-    ///   ``InvalidRequestReason/reservedHeader(name:)`` (the first by name), or
-    ///   ``InvalidRequestReason/invalidTimeout(_:)``.
+    /// - Throws: ``ConnectError/invalidRequest(_:)``: ``InvalidRequestReason/unsupportedURL(_:)``,
+    ///   ``InvalidRequestReason/invalidHeader(name:)``, ``InvalidRequestReason/reservedHeader(name:)``
+    ///   (the first by name), or ``InvalidRequestReason/invalidTimeout(_:)``.
     func checkedForSending(keepingContentLength: Bool = false) throws -> URLRequest {
         var request = self
+        guard let url, RequestBuilder.hasHTTPSchemeAndHost(url.absoluteString) else {
+            throw ConnectError.invalidRequest(.unsupportedURL(url?.absoluteString ?? ""))
+        }
+        if let lowercased = url.lowercasingScheme { request.url = lowercased }
         if let fields = allHTTPHeaderFields {
             let headers = fields.map { HTTPHeader(name: $0.key, value: $0.value) }.sorted { $0.name < $1.name }
             if let invalid = headers.first(where: { !$0.isValid }) {
@@ -35,5 +42,16 @@ extension URLRequest {
         // URLSession then no longer uses the session's.
         if timeout != timeoutInterval { request.timeoutInterval = timeout }
         return request
+    }
+}
+
+extension URL {
+    /// This URL with its scheme lowercased, or `nil` when it has no uppercase letter. URLSession on
+    /// Linux refuses `HTTP://` and `Https://`, which are the same schemes (RFC 3986 §3.1).
+    var lowercasingScheme: URL? {
+        guard let scheme, scheme.utf8.contains(where: { (0x41...0x5A).contains($0) }) else { return nil }
+        let absolute = absoluteString
+        guard absolute.hasPrefix(scheme) else { return nil }
+        return URL(string: scheme.lowercased() + absolute.dropFirst(scheme.count))
     }
 }

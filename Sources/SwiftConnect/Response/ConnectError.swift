@@ -152,6 +152,9 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case encodingFailed(underlying: any Error)
     /// The pieces did not form a valid URL.
     case invalidURL(String)
+    /// A URL chosen after the build — by an adapter, a retrier's `.redirect(to:)` or a redirect
+    /// policy's `.followWith` — is not an absolute `http` or `https` URL with a host.
+    case unsupportedURL(String)
     /// A file to upload does not exist.
     case fileNotFound(URL)
     /// A file to upload cannot be read: a directory, a device, a URL that is not a `file://` URL,
@@ -204,6 +207,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "the body could not be encoded: \(underlying)"
         case .invalidURL(let url):
             return "'\(DebugDescription.redactedURL(url))' is not a valid URL"
+        case .unsupportedURL(let url):
+            return "'\(DebugDescription.redactedURL(url))' is not an absolute http or https URL with a host"
         case .fileNotFound(let url):
             return "no file to upload at \(url.isFileURL ? url.path : url.absoluteString)"
         case .fileNotReadable(let url):

@@ -309,6 +309,19 @@ struct HTTPBinIntegrationTests {
         }
     }
 
+    /// URLSession on Linux refused `HTTP://` ("unsupported URL"), from a base URL or a `Location`.
+    @Test func anUppercaseSchemeReachesTheServer() async throws {
+        let upper = try #require(URL(string: "HTTP" + HTTPBin.baseURL.absoluteString.dropFirst(4)))
+        let echo = try await connect.request(Call(baseURL: upper, endpoint: "/get")).decoded(toType: Echo.self).value
+        #expect(echo.url.hasSuffix("/get"))
+
+        let target = "HTTP" + HTTPBin.baseURL.absoluteString.dropFirst(4) + "/anything/landed"
+        let redirected = try await connect.request(
+            Call(endpoint: "/redirect-to", parameters: Parameter.query(key: "url", value: target))
+        ).decoded(toType: Echo.self).value
+        #expect(redirected.url.hasSuffix("/anything/landed"))
+    }
+
     @Test func anEndlessTimeoutWaitsInsteadOfCrashing() async throws {
         // FoundationNetworking traps converting an infinite timeout to milliseconds.
         let endless = HTTPBin.connect { $0.timeoutInterval = .infinity }

@@ -190,9 +190,9 @@ struct ConnectMiddlewareRetrierTests {
         #expect(transport.requests.isEmpty)
     }
 
-    /// An adapter's request is held to the build's other rules too: no header framing the body, and
-    /// a timeout URLSession can take (FoundationNetworking traps on NaN and infinity).
-    @Test func anAdaptersFramingHeaderOrImpossibleTimeoutFailsTheRequestAndNothingIsSent() async throws {
+    /// An adapter's request is held to the build's other rules too: no header framing the body, an
+    /// http(s) URL, and a timeout URLSession can take (FoundationNetworking traps on NaN and infinity).
+    @Test func anAdaptersFramingHeaderURLOrTimeoutTheBuildWouldRefuseFailsTheRequestAndNothingIsSent() async throws {
         func sent(adapting adapt: @escaping @Sendable (inout URLRequest) -> Void) async
             -> (Result<Data, any Error>, RecordingTransport)
         {
@@ -211,6 +211,9 @@ struct ConnectMiddlewareRetrierTests {
         let (chunked, chunkedTransport) = await sent { $0.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding") }
         #expect(invalidRequestReason(of: chunked) == .reservedHeader(name: "Transfer-Encoding"))
         #expect(chunkedTransport.requests.isEmpty)
+        let (file, fileTransport) = await sent { $0.url = URL(string: "file:///etc/hostname") }
+        #expect(invalidRequestReason(of: file) == .unsupportedURL("file:///etc/hostname"))
+        #expect(fileTransport.requests.isEmpty)
         let (nan, nanTransport) = await sent { $0.timeoutInterval = .nan }
         #expect(invalidRequestReason(of: nan)?.description == InvalidRequestReason.invalidTimeout(.nan).description)
         #expect(nanTransport.requests.isEmpty)

@@ -204,6 +204,18 @@ struct RedirectPolicyTests {
         #expect(transport.requests.map { $0.url?.path } == ["/hop/5"])
     }
 
+    @Test func decideFollowWithANonHTTPURLFailsAndSendsNothingMore() async throws {
+        let transport = hops()
+        let policy = RedirectPolicy.decide { redirect in
+            var request = redirect.proposedRequest
+            request.url = URL(string: "ftp://127.0.0.1:1/x")
+            return .followWith(request)
+        }
+        let result = await configured(transport, policy).request(hopCall(5)).asyncResult
+        #expect(invalidRequestReason(of: result) == .unsupportedURL("ftp://127.0.0.1:1/x"))
+        #expect(transport.requests.map { $0.url?.path } == ["/hop/5"])
+    }
+
     @Test func decideFollowWithARequestThatFramesItsBodyFailsAndSendsNothingMore() async throws {
         let transport = hops()
         let policy = RedirectPolicy.decide { redirect in
@@ -342,6 +354,27 @@ struct RetrierRedirectTests {
             ],
             parameters: Parameter.jsonObject(value: ["name": "kept"]),
             authorizationToken: .bearer(token: "secret"))
+    }
+
+    /// The build refuses a base URL that is not http(s) with a host; a retrier's URL is held to the
+    /// same rule (libcurl would open an FTP connection, or read a local file).
+    @Test(arguments: ["ftp://127.0.0.1:1/x", "file:///etc/hostname", "data:text/plain,x", "http:///x", "/relative"])
+    func redirectToAURLTheBuildWouldRefuseFailsAndSendsNothingMore(url: String) async throws {
+        let transport = primaryDown()
+        let middleware = ConnectMiddleware(
+            retriers: [
+                ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: URL(string: url)!) : .doNotRetry }
+            ])
+        let result = await Middleware.connect(transport: transport, middleware: middleware).request(post).asyncResult
+        #expect(invalidRequestReason(of: result) == .unsupportedURL(URL(string: url)!.absoluteString))
+        #expect(transport.requests.count == 1)
+    }
+
+    @Test func redirectToAnUppercaseSchemeGoesOutLowercased() async throws {
+        let transport = primaryDown()
+        let middleware = ConnectMiddleware(retriers: [redirecting(to: "HTTP://mirror.test/items")])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        #expect(transport.requests.last?.url?.absoluteString == "http://mirror.test/items")
     }
 
     @Test func redirectResendsTheSameRequestAtTheNewURLThroughTheAdapters() async throws {

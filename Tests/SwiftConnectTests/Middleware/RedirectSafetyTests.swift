@@ -197,6 +197,16 @@ struct RedirectSafetyTests {
         #expect(Self.follow(302, from: Self.original("https://api.test/a"), to: location) == nil)
     }
 
+    /// URLSession on Linux refuses `HTTP://`: a `Location` with an uppercase scheme is followed
+    /// with the same scheme in lowercase.
+    @Test(arguments: ["HTTP://api.test/b", "Http://api.test/b"])
+    func aLocationWithAnUppercaseSchemeIsFollowedLowercased(location: String) throws {
+        let next = try #require(Self.follow(302, from: Self.original("http://api.test/a", method: "GET"), to: location))
+        #expect(next.url?.absoluteString == "http://api.test/b")
+        // The same origin: credentials stay.
+        #expect(next.value(forHTTPHeaderField: "Authorization") == "Bearer top-secret")
+    }
+
     // MARK: Authentication challenges
 
     @Test(arguments: [NSURLAuthenticationMethodHTTPBasic, NSURLAuthenticationMethodHTTPDigest])

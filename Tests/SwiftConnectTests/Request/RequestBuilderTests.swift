@@ -150,7 +150,7 @@ struct RequestBuilderTests {
         ("https://h.test/api/v1", "", "https://h.test/api/v1"),
         ("https://h.test/api/v1/", "", "https://h.test/api/v1/"),
         ("http://h.test:8080/api", "/todos/", "http://h.test:8080/api/todos/"),
-        ("HTTPS://h.test/api", "/todos", "HTTPS://h.test/api/todos"),
+        ("HTTPS://h.test/api", "/todos", "https://h.test/api/todos"),
     ])
     func baseURLPathIsKept(base: String, endpoint: String, expected: String) throws {
         let url = try builtURL(connector(endpoint, nil, baseURL: try #require(URL(string: base))))
@@ -523,6 +523,18 @@ struct RequestBuilderTests {
                 configuration.defaultHeaders = [HTTPHeader(name: "X-Trace", value: "1\r\n2")]
             }
         }
+    }
+
+    /// `HTTP` and `http` are the same scheme, but URLSession on Linux refuses the first.
+    @Test(arguments: [
+        ("HTTP://api.example.com", "/items/{id}", "http://api.example.com/items/7"),
+        ("HtTpS://api.example.com/v1/", "/items/{id}", "https://api.example.com/v1/items/7"),
+        ("HTTPS://API.example.com?k=v#f", "items/{id}", "https://API.example.com/items/7?k=v"),
+    ])
+    func anUppercaseSchemeIsSentLowercased(base: String, endpoint: String, expected: String) throws {
+        let connector = TestConnector(
+            baseURL: URL(string: base)!, endpoint: endpoint, parameters: Parameter.path(key: "id", value: "7"))
+        #expect(try builtURL(connector) == expected)
     }
 
     /// A hand-set `Content-Length` cut the body short on the wire, and the rest of it went out as
