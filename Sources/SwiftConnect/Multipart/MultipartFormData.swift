@@ -218,15 +218,21 @@ struct MultipartFormData: Sendable {
         }
     }
 
-    /// `"` → `%22`, CR → `%0D`, LF → `%0A`; everything else, non-ASCII included, as UTF-8.
+    /// `"` → `%22`, CR → `%0D`, LF → `%0A`, as browsers write them; `\` → `\\`, a quoted-pair
+    /// (RFC 9110 §5.6.4), which parsers of quoted strings (werkzeug, Go, busboy, Django) read as
+    /// one `\` — left alone, it escaped the next character, and at the end of a name, the closing
+    /// quote. Everything else, non-ASCII included, as UTF-8.
     static func escaped(_ name: String) -> String {
-        guard name.utf8.contains(where: { $0 == 0x22 || $0 == 0x0D || $0 == 0x0A }) else { return name }
+        guard name.utf8.contains(where: { $0 == 0x22 || $0 == 0x0D || $0 == 0x0A || $0 == 0x5C }) else {
+            return name
+        }
         var result = ""
         for scalar in name.unicodeScalars {
             switch scalar {
             case "\"": result += "%22"
             case "\r": result += "%0D"
             case "\n": result += "%0A"
+            case "\\": result += "\\\\"
             default: result.unicodeScalars.append(scalar)
             }
         }

@@ -144,6 +144,20 @@ struct HTTPBinUploadTests {
         #expect(parts.files.first?.content == Data("z".utf8))
     }
 
+    /// werkzeug reads a quoted-pair: a raw `\` at the end of a key escaped its closing quote, and
+    /// the file arrived as a field; inside a name, it vanished (`c:\dir` became `c:dir`).
+    @Test func backslashesInNamesArriveIntact() async throws {
+        let call = Call(
+            endpoint: "/multipart", parameters: CompositeParameters(.form(key: #"back\slash\"#, value: "v")))
+        let file = File(name: #"c:\dir\x.txt"#, key: #"trail\"#, mimeType: .txt, data: Data("content".utf8))
+        let parts = try await connect.upload(files: [file], to: call).decoded(toType: Parts.self).value
+        #expect(parts.fields == [[#"back\slash\"#, "v"]])
+        #expect(parts.files.count == 1)
+        #expect(parts.files.first?.key == #"trail\"#)
+        #expect(parts.files.first?.filename == #"c:\dir\x.txt"#)
+        #expect(parts.files.first?.content == Data("content".utf8))
+    }
+
     // MARK: Framing
 
     @Test func fileFromDiskGoesOutWithAContentLength() async throws {

@@ -124,8 +124,20 @@ struct MultipartFormDataTests {
 
     @Test func escapingLeavesOtherCharactersAlone() {
         #expect(MultipartFormData.escaped("plain name.txt") == "plain name.txt")
-        #expect(MultipartFormData.escaped("100%;a=b\\c") == "100%;a=b\\c")
+        #expect(MultipartFormData.escaped("100%;a=b'c") == "100%;a=b'c")
         #expect(MultipartFormData.escaped("\"\r\n") == "%22%0D%0A")
+    }
+
+    /// Inside a quoted string, `\` starts a quoted-pair: a raw one at the end of a name escaped the
+    /// closing quote, and the file arrived as a field named `trail"; filename=`.
+    @Test func aBackslashIsSentAsAQuotedPair() throws {
+        #expect(MultipartFormData.escaped("trail\\") == #"trail\\"#)
+        #expect(MultipartFormData.escaped(#"c:\dir\"x".txt"#) == #"c:\\dir\\%22x%22.txt"#)
+        var multipart = MultipartFormData(boundary: "B")
+        multipart.append(File(name: #"c:\x.txt"#, key: "trail\\", mimeType: .txt, data: Data("1".utf8)))
+        let data = try multipart.makeBody(framing: .contentLength).data()
+        let head = "--B\r\nContent-Disposition: form-data; name=\"trail\\\\\"; filename=\"c:\\\\x.txt\"\r\n"
+        #expect(String(decoding: data, as: UTF8.self).hasPrefix(head))
     }
 
     // MARK: Boundary
