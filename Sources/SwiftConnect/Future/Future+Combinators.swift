@@ -64,7 +64,7 @@ extension Future {
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
         let next = mapOutcome(on: callbackQueue) { $0.mapError(transform) }
         // A success passes unchanged: a body stays the body of its response.
-        next.responseSource = responseSource
+        next.valueOrigin = self
         return next
     }
 
@@ -184,6 +184,8 @@ extension Future {
         } catch {
             return takeWork(completingWith: .failure(error)) ?? .empty
         }
+        // Before `inner` can complete this future: its value is `inner`'s, unchanged.
+        valueOrigin = inner
         if let settled = inner.result {
             // Already completed (`Future(value:)`, say): nothing to wait for, nothing to cancel.
             return takeWork(completingWith: settled) ?? .empty

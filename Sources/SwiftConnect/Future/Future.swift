@@ -23,7 +23,8 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is `state` and `isSettled`, written only while
     // `lock` is held and read under it — but for observers reading a completed `state`, which is
     // never written again (see `outcome`) — or, for a future born completed (`lock == nil`), never
-    // written after `init`; and `responseSource`, written once before the future is handed out.
+    // written after `init`; `responseSource`, written once before the future is handed out; and
+    // `valueOrigin`, written before the future completes and read only after (see its comment).
     //
     // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
@@ -57,6 +58,11 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// this one, so that a decoding failure can carry the response. Written once, before the
     /// future is handed out.
     @usableFromInline var responseSource: Future<Response>?
+    /// The future this one's value passes through from unchanged, for
+    /// ``responseSourceOfValue``: the source of a `mapError`, written before the future is handed
+    /// out, or the future a `flatMap` or `flatRecover` continued with, written before that one
+    /// can complete this one. Read only after this future has completed.
+    @usableFromInline var valueOrigin: (any ValueOrigin)?
 
     @inlinable
     init(
@@ -298,6 +304,30 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
         Future<T>(callbackQueue: callbackQueue, context: context, cancelTarget: .future(self), sharingLockOf: lock)
     }
+}
+
+extension Future: ValueOrigin {
+    /// The response whose body this future's value is: this future's ``responseSource``, or that
+    /// of the first future down its ``valueOrigin`` links that has one (`request(a).flatMap {
+    /// request(b) }` gives b's). Read once the future has completed.
+    @usableFromInline
+    var responseSourceOfValue: Future<Response>? {
+        var current: (any ValueOrigin)? = self
+        while let future = current {
+            if let source = future.responseSource { return source }
+            current = future.valueOrigin
+        }
+        return nil
+    }
+}
+
+/// A future, seen only as where a value may come from (``Future/responseSourceOfValue``).
+@usableFromInline
+protocol ValueOrigin: AnyObject, Sendable {
+    /// The response the value is the body of, if this future was made to carry one.
+    var responseSource: Future<Response>? { get }
+    /// The future the value came from unchanged, if any.
+    var valueOrigin: (any ValueOrigin)? { get }
 }
 
 extension Future: CancellableFuture {

@@ -31,7 +31,8 @@ extension Future where Value == Data {
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``. For
     ///   the body of a response (``Connect/request(_:debugResponse:)``, ``Future/data``), the
-    ///   failure carries the response: its status code and body.
+    ///   failure carries the response: its status code and body — also when the body comes
+    ///   through `mapError`, or from the request a `flatMap` or `flatRecover` continued with.
     @inlinable
     public func decoded<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
@@ -39,12 +40,12 @@ extension Future where Value == Data {
         -> Future<T>
     {
         let decoder = resolvedDecoder(decoder)
-        let source = responseSource
-        return mapBeforeObservers { data in
+        return mapBeforeObservers { [self] data in
             do {
                 return try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
             } catch {
-                throw BodyDecoder.failure(error, withResponseOf: source)
+                // Looked up now: a `flatMap` finds the future it continued with only once it runs.
+                throw BodyDecoder.failure(error, withResponseOf: responseSourceOfValue)
             }
         }
     }
@@ -66,13 +67,12 @@ extension Future where Value == Data {
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
         let decoder = resolvedDecoder(decoder)
-        let source = responseSource
-        return mapBeforeObservers { data in
+        return mapBeforeObservers { [self] data in
             do {
                 return try BodyDecoder.decodeIfPresent(
                     type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
             } catch {
-                throw BodyDecoder.failure(error, withResponseOf: source)
+                throw BodyDecoder.failure(error, withResponseOf: responseSourceOfValue)
             }
         }
     }

@@ -77,6 +77,30 @@ struct DecodedTests {
         }
     }
 
+    /// The usage document's `chained()`: the second request's body, decoded after `flatMap`, still
+    /// says which response it was — also after `flatRecover` and a `mapError` on the chain.
+    @Test func aBodyFromAFlatMapThatFailsToDecodeCarriesTheSecondResponse() async throws {
+        let body = #"{"data":{"item":{"id":"x"}}}"#
+        let first = connect(body: #"{"id":1,"title":"t"}"#)
+        let second = connect(body: body, status: 202)
+        let chained = first.request(TestConnector()).decoded(toType: Todo.self)
+            .flatMap { _ in second.request(TestConnector()) }
+        let recovered = first.request(TestConnector(endpoint: "/missing"))
+            .map { _ -> Data in throw Fixtures.TestError(code: "first failed") }
+            .flatRecover { _ in second.request(TestConnector()) }
+        let results = [
+            await chained.decoded(toType: Todo.self, keyPath: "data.item").asyncResult.map { _ in () },
+            await first.request(TestConnector()).flatMap { _ in second.request(TestConnector()) }.mapError { $0 }
+                .decodedIfPresent(toType: Todo.self, keyPath: "data.item").asyncResult.map { _ in () },
+            await recovered.decoded(toType: Todo.self).asyncResult.map { _ in () },
+        ]
+        for result in results {
+            let error = try #require(Fixtures.error(of: result) as? ConnectError)
+            #expect(error.statusCode == 202)
+            #expect(error.responseBody == Data(body.utf8))
+        }
+    }
+
     @Test func bodyThatIsNotFromAResponseFailsWithoutOne() async throws {
         let result = await Future(value: Data("[]".utf8)).decoded(toType: Todo.self).asyncResult
         let failure = try #require(decodingFailure(Fixtures.error(of: result)))
