@@ -34,6 +34,9 @@ final class DirectExchange: Sendable {
     private let pipeline: Pipeline
     private let transport: URLSessionTransport
     private let promise: Promise<Response>
+    /// The URL the request was built for: a policy's `.followWith` request keeps credential
+    /// headers only to its origin.
+    private let credentialOrigin: URL?
     /// The transfer in flight, or the task asking a `.decide` redirect policy.
     private let slot = SessionTaskSlot()
 
@@ -44,7 +47,8 @@ final class DirectExchange: Sendable {
             let middleware = pipeline.middleware as? ConnectMiddleware,
             middleware.adapters.isEmpty, middleware.retriers.isEmpty, middleware.interceptors.isEmpty
         else { return nil }
-        let exchange = DirectExchange(pipeline: pipeline, transport: transport, promise: promise)
+        let exchange = DirectExchange(
+            pipeline: pipeline, transport: transport, promise: promise, credentialOrigin: request.url)
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
         pipeline.logger?.log(DebugDescription.curl(request, credentialHeaders: pipeline.credentialHeaders))
@@ -52,10 +56,13 @@ final class DirectExchange: Sendable {
         return exchange
     }
 
-    private init(pipeline: Pipeline, transport: URLSessionTransport, promise: Promise<Response>) {
+    private init(
+        pipeline: Pipeline, transport: URLSessionTransport, promise: Promise<Response>, credentialOrigin: URL?
+    ) {
         self.pipeline = pipeline
         self.transport = transport
         self.promise = promise
+        self.credentialOrigin = credentialOrigin
     }
 
     /// Stops the transfer in flight, if any, and sends nothing more. The promise's future has
@@ -103,7 +110,8 @@ final class DirectExchange: Sendable {
                     case .followWith(let chosen):
                         do {
                             let next = try RedirectSafety.request(
-                                chosen: chosen, for: redirect, credentialHeaders: self.pipeline.credentialHeaders)
+                                chosen: chosen, credentialOrigin: self.credentialOrigin,
+                                credentialHeaders: self.pipeline.credentialHeaders)
                             self.follow(next, hops: hops)
                         } catch {
                             self.promise.fail(error)

@@ -102,7 +102,7 @@ struct Pipeline: Sendable {
         logger?.log(DebugDescription.curl(adapted, credentialHeaders: credentialHeaders))
         let response: Response
         do {
-            response = try await sendFollowingRedirects(adapted)
+            response = try await sendFollowingRedirects(adapted, credentialOrigin: credentialOrigin)
         } catch {
             return (.failure(error), (error as? ConnectError)?.response)
         }
@@ -142,7 +142,9 @@ struct Pipeline: Sendable {
 
     /// Sends `request` and follows redirects as the policy says, with ``RedirectSafety``'s rules
     /// (the adapters do not run again on a hop, so credentials they add never reach another origin).
-    private func sendFollowingRedirects(_ request: URLRequest) async throws -> Response {
+    /// A policy's `.followWith` request keeps credential headers only to `credentialOrigin`, the
+    /// origin the request was built for.
+    private func sendFollowingRedirects(_ request: URLRequest, credentialOrigin: URL?) async throws -> Response {
         var current = request
         var uploadBody = self.uploadBody
         var hops = 0
@@ -173,7 +175,7 @@ struct Pipeline: Sendable {
                 case .follow: next = redirect.proposedRequest
                 case .followWith(let request):
                     next = try RedirectSafety.request(
-                        chosen: request, for: redirect, credentialHeaders: credentialHeaders,
+                        chosen: request, credentialOrigin: credentialOrigin, credentialHeaders: credentialHeaders,
                         keepingContentLength: uploadBody != nil)
                 case .stop: return response
                 }

@@ -63,7 +63,7 @@ public enum RedirectDecision: Sendable {
     case follow
     /// Send this request instead, as it is — except that credential headers (`Authorization`,
     /// `Cookie`, `Proxy-Authorization`, API keys, …) are removed when it goes to another origin
-    /// than the request the redirect answered. A request the build would refuse (a URL that is not
+    /// than the one the request was built for. A request the build would refuse (a URL that is not
     /// an absolute `http` or `https` URL with a host, an invalid or body-framing header, a NaN,
     /// zero or negative timeout) fails with ``ConnectError/invalidRequest(_:)`` instead.
     case followWith(URLRequest)

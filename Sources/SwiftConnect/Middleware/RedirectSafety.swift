@@ -58,18 +58,20 @@ enum RedirectSafety {
 
     /// The request a policy's `.followWith` decision sends: `chosen` as the policy made it, held
     /// to the build's rules (``Foundation/URLRequest/checkedForSending(keepingContentLength:)``;
-    /// `keepingContentLength` for an upload's hop), but without credential headers when it goes to
-    /// another origin than the request `redirect` answered — whichever headers the policy copied
-    /// into it.
+    /// `keepingContentLength` for an upload's hop), but without credential headers unless it goes
+    /// to `credentialOrigin`, the origin the request was built for — whichever headers the policy
+    /// copied into it, from whichever hop. (Measured from the hop just answered instead, a
+    /// credential copied from the first request went on to a second origin once the first hop
+    /// had landed there.)
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` for a request the build would have refused.
     static func request(
-        chosen: URLRequest, for redirect: Redirect, credentialHeaders: Set<String> = [],
+        chosen: URLRequest, credentialOrigin: URL?, credentialHeaders: Set<String> = [],
         keepingContentLength: Bool = false
     ) throws -> URLRequest {
         removingCredentials(
             from: try chosen.checkedForSending(keepingContentLength: keepingContentLength),
-            unlessSentTo: redirect.response.request.url, credentialHeaders: credentialHeaders)
+            unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
     }
 
     /// Removes credential headers from `request` unless it goes to the same origin as `origin`.

@@ -210,6 +210,27 @@ struct HTTPBinIntegrationTests {
         #expect(received.headers["X-Trace"] == "kept")
     }
 
+    /// 127.0.0.1 → localhost → localhost/headers, with a policy that copies the first request's
+    /// `Authorization` into every hop: it reached the second origin on the hop within it.
+    @Test func aPolicysCopiedCredentialsNeverReachAnotherOrigin() async throws {
+        let second = HTTPBin.otherOriginURL.appendingPathComponent("redirect-to").absoluteString + "?url=/headers"
+        let call = Call(
+            endpoint: "/redirect-to", headers: [.authorization(bearerToken: "secret-token")],
+            parameters: CompositeParameters(.query(key: "url", value: second)))
+        let copied = HTTPHeader.authorization(bearerToken: "secret-token")
+        let connect = HTTPBin.connect {
+            $0.redirectPolicy = .decide { redirect in
+                var next = redirect.proposedRequest
+                next.setValue(copied.value, forHTTPHeaderField: copied.name)
+                return .followWith(next)
+            }
+        }
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        let received = try await connect.request(call).decoded(toType: Headers.self).value
+        #expect(received.headers["Host"]?.hasPrefix(HTTPBin.otherOriginURL.host!) == true)
+        #expect(received.headers["Authorization"] == nil)
+    }
+
     /// URLSession adds a configuration's `httpAdditionalHeaders` to every hop; its credentials
     /// must go no further than the origin the request was built for.
     @Test(arguments: [true, false])

@@ -204,6 +204,45 @@ struct RedirectPolicyTests {
         #expect(transport.requests.map { $0.url?.path } == ["/hop/5"])
     }
 
+    /// A → B (the library drops A's credentials) → B again: a policy that copies A's
+    /// `Authorization` into the second hop's request sent it to B, as it measured origins from the
+    /// hop just answered. Credentials go only to the origin the request was built for.
+    @Test func decideFollowWithKeepsCredentialsOnlyToTheOriginTheRequestWasBuiltFor() async throws {
+        let transport = RecordingTransport { request in
+            switch (request.url?.host, request.url?.path) {
+            case ("api.test", "/start"): return Middleware.redirect("http://elsewhere.test/hop")
+            case ("elsewhere.test", "/hop"): return Middleware.redirect("/next")
+            case ("elsewhere.test", "/next"): return Middleware.redirect("http://api.test/back")
+            default: return Fixtures.json("{}")
+            }
+        }
+        let first = Recorder<URLRequest>()
+        let policy = RedirectPolicy.decide { redirect in
+            if redirect.hop == 1 { first.append(redirect.response.request) }
+            // The easy mistake: copy the first request's credentials into every hop.
+            var next = redirect.proposedRequest
+            let original = first.values.first
+            for name in ["Authorization", "X-API-Key"] {
+                next.setValue(original?.value(forHTTPHeaderField: name), forHTTPHeaderField: name)
+            }
+            return .followWith(next)
+        }
+        let call = Middleware.Call(
+            endpoint: "/start",
+            headers: [.authorization(bearerToken: "secret"), HTTPHeader(name: "X-API-Key", value: "key")])
+        _ = try await configured(transport, policy).request(call).value
+        let sent = transport.requests.map {
+            ($0.url?.absoluteString ?? "", $0.value(forHTTPHeaderField: "Authorization"))
+        }
+        #expect(
+            sent.map(\.0) == [
+                "http://api.test/start", "http://elsewhere.test/hop", "http://elsewhere.test/next",
+                "http://api.test/back",
+            ])
+        #expect(sent.map(\.1) == ["Bearer secret", nil, nil, "Bearer secret"])
+        #expect(transport.requests[2].value(forHTTPHeaderField: "X-API-Key") == nil)
+    }
+
     @Test func decideFollowWithANonHTTPURLFailsAndSendsNothingMore() async throws {
         let transport = hops()
         let policy = RedirectPolicy.decide { redirect in
