@@ -6,7 +6,11 @@ extension Future {
     /// ```
     ///
     /// Cancelling the awaiting task cancels the future, and through it the HTTP request; the
-    /// await then throws ``ConnectError/cancelled``. No callback queue is involved.
+    /// await then throws ``ConnectError/cancelled``. No callback queue is involved — but for an
+    /// upload that reports progress (``Connect/uploadTask(files:to:options:debugResponse:)`` or a
+    /// `progress:` handler), which completes only after its last progress callback has run on the
+    /// callback queue: a queue that nothing drains (`.main` in a command-line tool, say) holds that
+    /// await back.
     @inlinable
     public var value: Value {
         get async throws {
