@@ -8,16 +8,15 @@ import Foundation
 /// ```swift
 /// struct APIErrorHandler: ErrorHandlerProtocol {
 ///     func handle(response: [String: Any]) -> Error? {
-///         guard let code = response["code"] as? String else { return nil }
-///         return APIError(code: code)
+///         APIError(code: response["code"] as? String ?? "unknown")
 ///     }
 /// }
 /// let connect = Connect(middleware: ConnectMiddleware(), errorHandler: APIErrorHandler())
 /// ```
 ///
-/// The error you return reaches the future's observers unchanged. Bodies that are not a JSON
-/// object never reach ``handle(response:)``: they fail with
-/// ``ConnectError/unacceptableStatus(_:message:)``, carrying the status code and the body.
+/// The error you return reaches the future's observers unchanged. ``handle(response:)`` is asked
+/// for every unacceptable status: with `[:]` when the body is empty or not a JSON object (an
+/// array, text, HTML). Implement ``handle(_:)`` to see the whole ``Response``.
 public protocol ErrorHandlerProtocol: Sendable {
     /// Returns the error for an error response's JSON object, or `nil` to accept the response.
     func handle(response: [String: Any]) -> Error?
@@ -28,8 +27,8 @@ public protocol ErrorHandlerProtocol: Sendable {
 
     /// Returns the error for a whole error response, or `nil` to accept it.
     ///
-    /// The default parses the body as a JSON object and calls ``handle(response:statusCode:)``; for
-    /// any other body it returns ``ConnectError/unacceptableStatus(_:message:)``.
+    /// The default parses the body as a JSON object and calls ``handle(response:statusCode:)``
+    /// with it, or with `[:]` for any other body.
     func handle(_ response: Response) -> Error?
 }
 
@@ -39,13 +38,11 @@ extension ErrorHandlerProtocol {
         handle(response: response)
     }
 
-    /// Parses a JSON object body and calls ``handle(response:statusCode:)``; other bodies fail
-    /// with ``ConnectError/unacceptableStatus(_:message:)``.
+    /// Parses a JSON object body and calls ``handle(response:statusCode:)`` with it, or with `[:]`
+    /// when the body is empty or not a JSON object: the handler decides for every unacceptable
+    /// status, as the usage document promises.
     public func handle(_ response: Response) -> Error? {
-        guard let object = ErrorHandler.jsonObject(in: response.data) else {
-            return ConnectError.unacceptableStatus(response, message: ErrorHandler.textMessage(in: response))
-        }
-        return handle(response: object, statusCode: response.statusCode)
+        handle(response: ErrorHandler.jsonObject(in: response.data) ?? [:], statusCode: response.statusCode)
     }
 }
 

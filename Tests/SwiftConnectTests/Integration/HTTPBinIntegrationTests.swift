@@ -149,6 +149,27 @@ struct HTTPBinIntegrationTests {
         #expect(String(decoding: response.data, as: UTF8.self).contains("teapot"))
     }
 
+    /// httpbin's `/status/N` answers most codes with an empty body, and `418` with text: a custom
+    /// handler still decides, on both request paths (an adapter forces the pipeline's).
+    @Test(arguments: [false, true])
+    func aCustomErrorHandlerDecidesForBodiesThatAreNotJSON(throughThePipeline: Bool) async throws {
+        struct StatusError: Error, Equatable { let status: Int }
+        struct Handler: ErrorHandlerProtocol {
+            func handle(response: [String: Any]) -> Error? { nil }
+            func handle(response: [String: Any], statusCode: Int) -> Error? {
+                statusCode == 404 ? nil : StatusError(status: statusCode)
+            }
+        }
+        let middleware = ConnectMiddleware(adapters: throughThePipeline ? [ClosureAdapter { $0 }] : [])
+        let connect = HTTPBin.connect(middleware: middleware, errorHandler: Handler())
+        for status in [400, 418, 503] {
+            let result = await connect.request(Call(endpoint: "/status/\(status)")).asyncResult
+            #expect(result.failureValue as? StatusError == StatusError(status: status))
+        }
+        // `nil`: the response is a success after all.
+        #expect(try await connect.request(Call(endpoint: "/status/404")).value.isEmpty)
+    }
+
     @Test func unauthorizedWithBasicChallengeComesBackInsteadOfHanging() async throws {
         // FoundationNetworking waits forever on an unanswered Basic challenge; the library answers it.
         let start = Date()

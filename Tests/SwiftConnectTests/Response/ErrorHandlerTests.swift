@@ -256,18 +256,42 @@ struct ErrorHandlerPipelineTests {
         #expect(seen.values == [422])
     }
 
-    @Test func customHandlerIsNotAskedAboutNonJSONBodiesWhichFailWithUnacceptableStatus() async throws {
-        let calls = Fixtures.Counter()
+    /// The usage document: for any unacceptable status "the ErrorHandler kicks in and calls
+    /// handle(response:)", and you decide the error. An empty, HTML or array body gives `[:]`.
+    @Test(arguments: [
+        (502, "text/html", "<h1>oops</h1>"), (404, "application/json", ""), (400, "application/json", "[1,2]"),
+        (500, "text/plain", "down"),
+    ])
+    func customHandlerDecidesForEveryUnacceptableStatusWhateverTheBody(
+        status: Int, contentType: String, body: String
+    ) async throws {
+        let seen = PipelineFixtures.Recorder<Int>()
         let transport = StubTransport { _ in
-            StubTransport.Reply(
-                statusCode: 502, headers: ["Content-Type": "text/html"], body: Data("<h1>oops</h1>".utf8))
+            StubTransport.Reply(statusCode: status, headers: ["Content-Type": contentType], body: Data(body.utf8))
         }
-        let connect = makeConnect(transport: transport, errorHandler: CountingErrorHandler(calls: calls))
+        let connect = makeConnect(transport: transport, errorHandler: StatusErrorHandler(seen: seen))
         let result = await connect.request(TestConnector()).asyncResult
-        let failure = try #require(unacceptable(Fixtures.error(of: result)))
-        #expect(failure.response.statusCode == 502)
-        #expect(failure.response.data == Data("<h1>oops</h1>".utf8))
-        #expect(calls.value == 0)
+        #expect(
+            Fixtures.error(of: result) as? PipelineFixtures.TestError
+                == PipelineFixtures.TestError(code: "status \(status)"))
+        #expect(seen.values == [status])
+    }
+
+    /// `nil` accepts the response, whatever its body: "you may even return nil".
+    @Test func customHandlerReturningNilAcceptsAnEmptyErrorBody() async throws {
+        struct Accepting: ErrorHandlerProtocol {
+            let seen: PipelineFixtures.Recorder<Int>
+            func handle(response: [String: Any]) -> Error? {
+                seen.append(response.count)
+                return nil
+            }
+        }
+        let seen = PipelineFixtures.Recorder<Int>()
+        let transport = StubTransport { _ in StubTransport.Reply(statusCode: 404, headers: [:], body: Data()) }
+        let data = try await makeConnect(transport: transport, errorHandler: Accepting(seen: seen))
+            .request(TestConnector()).value
+        #expect(data.isEmpty)
+        #expect(seen.values == [0])
     }
 
     @Test func defaultHandlerNonJSONBodyThroughConnectKeepsStatusAndBody() async throws {
