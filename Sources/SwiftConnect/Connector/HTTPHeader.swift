@@ -58,6 +58,11 @@ extension HTTPHeader {
         HTTPHeader(name: "Accept", value: value)
     }
 
+    /// `Accept-Charset: value`.
+    public static func acceptCharset(_ value: String) -> HTTPHeader {
+        HTTPHeader(name: "Accept-Charset", value: value)
+    }
+
     /// `Accept-Encoding: value`.
     public static func acceptEncoding(_ value: String) -> HTTPHeader {
         HTTPHeader(name: "Accept-Encoding", value: value)

@@ -76,6 +76,11 @@ public struct CompositeParameters: ParametersRepresentable {
         storage = .parameters(parameters)
     }
 
+    /// Combines parameters given as an array: `CompositeParameters([.path(key: "id", value: "1")])`.
+    public init(_ parameters: [Parameter]) {
+        storage = .parameters(parameters)
+    }
+
     /// Combines parameters of any kinds, including your own ``ParametersRepresentable`` types.
     public init(_ parameters: [ParametersRepresentable]) {
         storage = .representables(parameters)

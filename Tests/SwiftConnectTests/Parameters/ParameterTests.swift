@@ -264,6 +264,18 @@ struct ParameterTests {
         #expect((mixed.parameters[1] as? AcceptLanguage)?.value == "fr")
     }
 
+    /// An array of `Parameter` values, written with implicit members as the variadic form is.
+    @Test func anArrayOfParametersCombinesLikeTheVariadicForm() throws {
+        let list: [Parameter] = [.path(key: "id", value: "7"), .query(key: "q", value: "a b")]
+        let request = try TestConnector(
+            baseURL: URL(string: "https://api.example.com")!, endpoint: "/items/{id}",
+            parameters: CompositeParameters([.path(key: "id", value: "7"), .query(key: "q", value: "a b")])
+        ).asURLRequest()
+        #expect(request.url?.absoluteString == "https://api.example.com/items/7?q=a%20b")
+        #expect(CompositeParameters(list).parameters.count == 2)
+        #expect(HTTPHeader.acceptCharset("utf-8") == HTTPHeader(name: "Accept-Charset", value: "utf-8"))
+    }
+
     @Test func emptyCompositeAddsNothing() throws {
         let gathered = try applied(CompositeParameters([]))
         #expect(gathered.queryItems.isEmpty)
