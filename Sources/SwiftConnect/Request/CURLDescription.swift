@@ -114,6 +114,10 @@ enum DebugDescription {
             return result
         case let array as [Any]:
             return array.map { redactJSON($0, credentialHeaders: credentialHeaders) }
+        case let string as String where string.contains("://"):
+            // A URL in a value — an echo of the request, a link — hides what the request line
+            // hides: a password in its authority, secret-looking query values.
+            return redactedURL(string)
         default:
             return value
         }

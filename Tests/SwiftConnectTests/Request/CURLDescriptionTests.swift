@@ -126,6 +126,26 @@ struct CURLDescriptionTests {
         #expect(text.contains(#"\"password\":\"<redacted>\""#))
     }
 
+    /// httpbin echoes the request's URL in its body: the values the request line hides stay
+    /// hidden there too.
+    @Test func urlsInJSONValuesAreRedactedAsTheRequestLineIs() throws {
+        let body = Data(
+            #"{"url":"http://u:p4ssw0rd@h.test/get?password=hunter2&page=2","links":["https://h.test/x?access_token=tok-1"],"note":"a://b"}"#
+                .utf8)
+        let response = Response(
+            request: try request("https://h.test/get"),
+            httpResponse: HTTPURLResponse(
+                url: URL(string: "https://h.test/get")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "application/json"])!,
+            data: body)
+        let text = DebugDescription.response(response, elapsed: 0)
+        for secret in ["p4ssw0rd", "hunter2", "tok-1"] {
+            #expect(!text.contains(secret), "\(secret) in \(text)")
+        }
+        #expect(text.contains("page=2"))
+        #expect(text.contains("a://b"))
+    }
+
     @Test(
         "secret JSON keys are redacted whatever the body's declared type",
         arguments: [
