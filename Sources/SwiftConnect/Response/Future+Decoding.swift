@@ -124,7 +124,7 @@ extension Future where Value == Response {
     public var data: Future<Data> {
         let body = mapWhereCompleted(\.data)
         // Before anyone else holds `body`: its decoding steps read this after it completes.
-        body.responseSource = self
+        body.valueOrigin = self
         return body
     }
 }
