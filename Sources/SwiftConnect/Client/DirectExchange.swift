@@ -35,7 +35,7 @@ final class DirectExchange: Sendable {
     private let transport: URLSessionTransport
     private let promise: Promise<Response>
     /// The URL the request was built for: a policy's `.followWith` request keeps credential
-    /// headers only to its origin.
+    /// headers only to its origin. Kept only under a `.decide` policy, the one that can answer so.
     private let credentialOrigin: URL?
     /// The transfer in flight, or the task asking a `.decide` redirect policy.
     private let slot = SessionTaskSlot()
@@ -47,8 +47,10 @@ final class DirectExchange: Sendable {
             let middleware = pipeline.middleware as? ConnectMiddleware,
             middleware.adapters.isEmpty, middleware.retriers.isEmpty, middleware.interceptors.isEmpty
         else { return nil }
+        var credentialOrigin: URL? = nil
+        if case .decide = pipeline.redirectPolicy.kind { credentialOrigin = request.url }
         let exchange = DirectExchange(
-            pipeline: pipeline, transport: transport, promise: promise, credentialOrigin: request.url)
+            pipeline: pipeline, transport: transport, promise: promise, credentialOrigin: credentialOrigin)
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
         pipeline.logger?.log(DebugDescription.curl(request, credentialHeaders: pipeline.credentialHeaders))
