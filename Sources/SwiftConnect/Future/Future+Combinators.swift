@@ -62,9 +62,12 @@ extension Future {
     /// - Returns: A future with the transformed error.
     @inlinable
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
-        let next = mapOutcome(on: callbackQueue) { $0.mapError(transform) }
-        // A success passes unchanged: a body stays the body of its response.
-        next.valueOrigin = self
+        let next = derived(Value.self)
+        register(on: callbackQueue) { [self] in
+            // A success passes unchanged: a body stays the body of its response.
+            next.responseSource = responseSource
+            return next.takeWork(completingWith: outcome.mapError(transform)) ?? .empty
+        }
         return next
     }
 
@@ -75,12 +78,16 @@ extension Future {
     /// - Returns: A future that fails only if `transform` throws.
     @inlinable
     public func recover(_ transform: @escaping @Sendable (any Error) throws -> Value) -> Future<Value> {
-        mapOutcome(on: callbackQueue) { result in
-            switch result {
-            case .success: result
-            case .failure(let error): Result { try transform(error) }
+        let next = derived(Value.self)
+        register(on: callbackQueue) { [self] in
+            let result = outcome
+            guard case .failure(let error) = result else {
+                next.responseSource = responseSource  // passed through unchanged
+                return next.takeWork(completingWith: result) ?? .empty
             }
+            return next.takeWork(completingWith: Result { try transform(error) }) ?? .empty
         }
+        return next
     }
 
     /// Turns a failure into another asynchronous operation; a success passes through untouched.
@@ -93,6 +100,7 @@ extension Future {
         register(on: callbackQueue) { [self] in
             let result = outcome
             guard case .failure(let error) = result else {
+                next.responseSource = responseSource  // passed through unchanged
                 return next.takeWork(completingWith: result) ?? .empty
             }
             return next.continue { try transform(error) }
@@ -184,15 +192,15 @@ extension Future {
         } catch {
             return takeWork(completingWith: .failure(error)) ?? .empty
         }
-        // Before `inner` can complete this future: its value is `inner`'s, unchanged.
-        valueOrigin = inner
         if let settled = inner.result {
             // Already completed (`Future(value:)`, say): nothing to wait for, nothing to cancel.
+            responseSource = inner.responseSource  // this future's value is `inner`'s, unchanged
             return takeWork(completingWith: settled) ?? .empty
         }
         setCancelTarget(.future(inner))
         return inner.registerReturningWork(on: nil) { [self] in
-            takeWork(completingWith: inner.outcome) ?? .empty
+            responseSource = inner.responseSource
+            return takeWork(completingWith: inner.outcome) ?? .empty
         }
     }
 }

@@ -23,8 +23,8 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is `state` and `isSettled`, written only while
     // `lock` is held and read under it — but for observers reading a completed `state`, which is
     // never written again (see `outcome`) — or, for a future born completed (`lock == nil`), never
-    // written after `init`; and `valueOrigin`, written before the future completes and read only
-    // after (see its comment).
+    // written after `init`; and `responseSource`, written before the future completes and read
+    // only after (see its comment).
     //
     // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
@@ -54,15 +54,16 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var isSettled: Bool
     // Unchecked exclusivity: `lock` already serialises every access.
     @usableFromInline @exclusivity(unchecked) var state: State
-    /// Where this future's value comes from, so that a decoding failure can carry the response
-    /// (``responseSourceOfValue``): for the body of a response (``Future/data``), the response's
-    /// future; for a value passed through unchanged, the future it came from — the source of a
-    /// `mapError`, or the future a `flatMap` or `flatRecover` continued with. Written before this
-    /// future completes (before it is handed out, but for `flatMap`'s and `flatRecover`'s), read
-    /// only after. One untyped reference, cast only when decoding fails: a typed pair (the
-    /// response's future and an existential link) grew every future by 16 bytes, which cost about
-    /// 2,700 instructions a request end to end (callgrind, through a stub), mostly in `malloc`.
-    @usableFromInline var valueOrigin: AnyObject?
+    /// For the body of a response, the response's future, so that a decoding failure can carry
+    /// the response: set by ``Future/data`` before the future is handed out, and copied from the
+    /// future a value passes through from unchanged — the source of a `mapError`, a `recover` or
+    /// a `flatRecover` that succeeded, the future a `flatMap` or `flatRecover` continued with —
+    /// just before this one completes. Read only after this future has completed.
+    ///
+    /// Copied rather than linked: a link from each future to the one its value came from made a
+    /// list as long as the chain, which a deep recursive `flatMap` chain freed recursively, past
+    /// the end of the stack.
+    @usableFromInline var responseSource: Future<Response>?
 
     @inlinable
     init(
@@ -304,28 +305,6 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
         Future<T>(callbackQueue: callbackQueue, context: context, cancelTarget: .future(self), sharingLockOf: lock)
     }
-}
-
-extension Future: ValueOrigin {
-    /// The response whose body this future's value is, found down the ``valueOrigin`` links
-    /// (`request(a).flatMap { request(b) }` gives b's). Read once the future has completed.
-    @usableFromInline
-    var responseSourceOfValue: Future<Response>? {
-        var origin = valueOrigin
-        while let current = origin {
-            if let response = current as? Future<Response> { return response }
-            origin = (current as? any ValueOrigin)?.valueOrigin
-        }
-        return nil
-    }
-}
-
-/// A future of any value type, seen only as a link to where its value comes from
-/// (``Future/responseSourceOfValue``).
-@usableFromInline
-protocol ValueOrigin: AnyObject, Sendable {
-    /// The response's future, or the future the value came from unchanged, if any.
-    var valueOrigin: AnyObject? { get }
 }
 
 extension Future: CancellableFuture {

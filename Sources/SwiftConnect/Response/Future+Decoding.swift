@@ -44,8 +44,9 @@ extension Future where Value == Data {
             do {
                 return try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
             } catch {
-                // Looked up now: a `flatMap` finds the future it continued with only once it runs.
-                throw BodyDecoder.failure(error, withResponseOf: responseSourceOfValue)
+                // Read now: a `flatMap` learns its response only when the future it continued with
+                // completes it.
+                throw BodyDecoder.failure(error, withResponseOf: responseSource)
             }
         }
     }
@@ -72,7 +73,7 @@ extension Future where Value == Data {
                 return try BodyDecoder.decodeIfPresent(
                     type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
             } catch {
-                throw BodyDecoder.failure(error, withResponseOf: responseSourceOfValue)
+                throw BodyDecoder.failure(error, withResponseOf: responseSource)
             }
         }
     }
@@ -124,7 +125,7 @@ extension Future where Value == Response {
     public var data: Future<Data> {
         let body = mapWhereCompleted(\.data)
         // Before anyone else holds `body`: its decoding steps read this after it completes.
-        body.valueOrigin = self
+        body.responseSource = self
         return body
     }
 }

@@ -165,6 +165,26 @@ struct FutureStressTests {
         DispatchTime.now().uptimeNanoseconds - start >= cancelBudget
     }
 
+    /// A recursive polling chain: each step a promise completed on a queue, then `flatMap` to the
+    /// next step. A link from every outer future to its inner one made a list as long as the
+    /// chain, which freeing it walked recursively, past the end of the stack (50,000 steps).
+    @Test(.timeLimit(.minutes(1)))
+    func aDeepRecursiveFlatMapChainIsFreedWithoutRecursion() async throws {
+        let queue = DispatchQueue(label: "stress.deep")
+        @Sendable func step(_ left: Int) -> SwiftConnect.Future<Int> {
+            let promise = Promise<Int>()
+            queue.async { promise.succeed(left) }
+            return promise.future.flatMap { value in value == 0 ? SwiftConnect.Future(value: 0) : step(value - 1) }
+        }
+        weak var head: SwiftConnect.Future<Int>?
+        do {
+            let future = step(100_000)
+            head = future
+            #expect(try await future.value == 0)
+        }
+        #expect(head == nil)
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func concurrentCancelsRunTheCancelActionExactlyOnce() async {
         let start = DispatchTime.now().uptimeNanoseconds

@@ -78,7 +78,7 @@ struct DecodedTests {
     }
 
     /// The usage document's `chained()`: the second request's body, decoded after `flatMap`, still
-    /// says which response it was — also after `flatRecover` and a `mapError` on the chain.
+    /// says which response it was — also after `flatRecover`, `recover` and `mapError`.
     @Test func aBodyFromAFlatMapThatFailsToDecodeCarriesTheSecondResponse() async throws {
         let body = #"{"data":{"item":{"id":"x"}}}"#
         let first = connect(body: #"{"id":1,"title":"t"}"#)
@@ -93,6 +93,11 @@ struct DecodedTests {
             await first.request(TestConnector()).flatMap { _ in second.request(TestConnector()) }.mapError { $0 }
                 .decodedIfPresent(toType: Todo.self, keyPath: "data.item").asyncResult.map { _ in () },
             await recovered.decoded(toType: Todo.self).asyncResult.map { _ in () },
+            // A success passes through `recover` and `flatRecover` unchanged.
+            await second.request(TestConnector()).recover { throw $0 }.decoded(toType: Todo.self).asyncResult
+                .map { _ in () },
+            await second.request(TestConnector()).flatRecover { _ in SwiftConnect.Future(value: Data()) }
+                .decoded(toType: Todo.self).asyncResult.map { _ in () },
         ]
         for result in results {
             let error = try #require(Fixtures.error(of: result) as? ConnectError)
