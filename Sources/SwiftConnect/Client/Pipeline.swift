@@ -174,9 +174,11 @@ struct Pipeline: Sendable {
                 switch await decide(redirect) {
                 case .follow: next = redirect.proposedRequest
                 case .followWith(let request):
+                    // The upload's body goes on only with its method (below), and its
+                    // `Content-Length` only with the body.
                     next = try RedirectSafety.request(
                         chosen: request, credentialOrigin: credentialOrigin, credentialHeaders: credentialHeaders,
-                        keepingContentLength: uploadBody != nil)
+                        keepingContentLength: uploadBody != nil && request.httpMethod == current.httpMethod)
                 case .stop: return response
                 }
             }

@@ -125,6 +125,28 @@ struct ConnectUploadTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// A policy that turns an upload's hop into a GET, starting from the upload's own request: the
+    /// body stays behind, so its `Content-Length` must not go on (the server would wait for it).
+    @Test func aFollowWithOfAnotherMethodMayNotKeepTheUploadsContentLength() async throws {
+        let transport = RecordingTransport { request in
+            request.url?.path == "/v1/users/7/files"
+                ? MiddlewareFixtures.redirect("/done", status: 303) : PipelineFixtures.json("{}")
+        }
+        let connect = makeConfiguredConnect(transport: transport) { configuration in
+            configuration.redirectPolicy = .decide { redirect in
+                var next = redirect.response.request
+                next.url = redirect.proposedRequest.url
+                next.httpMethod = "GET"
+                next.httpBody = nil
+                return .followWith(next)
+            }
+        }
+        let file = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("one".utf8))
+        let result = await connect.upload(files: [file], to: connector(), options: Self.options).asyncResult
+        #expect(invalidRequestReason(of: result) == .reservedHeader(name: "Content-Length"))
+        #expect(transport.requests.count == 1)
+    }
+
     @Test func uploadRequestBuildsWithoutSending() throws {
         let connect = makeConnect(transport: RecordingTransport())
         let file = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("one".utf8))
