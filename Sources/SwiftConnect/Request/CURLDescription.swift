@@ -114,13 +114,19 @@ enum DebugDescription {
             return result
         case let array as [Any]:
             return array.map { redactJSON($0, credentialHeaders: credentialHeaders) }
-        case let string as String where string.contains("://"):
-            // A URL in a value — an echo of the request, a link — hides what the request line
+        case let string as String where isURL(string):
+            // A URL as a value — an echo of the request, a link — hides what the request line
             // hides: a password in its authority, secret-looking query values.
             return redactedURL(string)
         default:
             return value
         }
+    }
+
+    /// Whether `text` is a URL and nothing else: a scheme's `://`, no whitespace, and `URL` takes
+    /// it. Prose that mentions a URL is left as it is.
+    private static func isURL(_ text: String) -> Bool {
+        text.contains("://") && !text.contains(where: \.isWhitespace) && URL(string: text) != nil
     }
 
     /// Double-quoted for a POSIX shell.

@@ -146,6 +146,19 @@ struct CURLDescriptionTests {
         #expect(text.contains("a://b"))
     }
 
+    /// Prose that mentions a URL is not one: redacting it as a URL mangled the sentence.
+    @Test func proseMentioningAURLIsLeftAlone() throws {
+        let note = "Visit https://example.com, open 10:30, contact me@x.org"
+        let body = Data(#"{"note":"\#(note)"}"#.utf8)
+        let response = Response(
+            request: try request("https://h.test/get"),
+            httpResponse: HTTPURLResponse(
+                url: URL(string: "https://h.test/get")!, statusCode: 200, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "application/json"])!,
+            data: body)
+        #expect(DebugDescription.response(response, elapsed: 0).contains(note))
+    }
+
     @Test(
         "secret JSON keys are redacted whatever the body's declared type",
         arguments: [
