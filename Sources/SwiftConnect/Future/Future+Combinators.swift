@@ -64,9 +64,7 @@ extension Future {
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
         let next = derived(Value.self)
         register(on: callbackQueue) { [self] in
-            // A success passes unchanged: a body stays the body of its response.
-            next.responseSource = responseSource
-            return next.takeWork(completingWith: outcome.mapError(transform)) ?? .empty
+            next.takeWork(passingThrough: outcome.mapError(transform), of: self)
         }
         return next
     }
@@ -81,10 +79,7 @@ extension Future {
         let next = derived(Value.self)
         register(on: callbackQueue) { [self] in
             let result = outcome
-            guard case .failure(let error) = result else {
-                next.responseSource = responseSource  // passed through unchanged
-                return next.takeWork(completingWith: result) ?? .empty
-            }
+            guard case .failure(let error) = result else { return next.takeWork(passingThrough: result, of: self) }
             return next.takeWork(completingWith: Result { try transform(error) }) ?? .empty
         }
         return next
@@ -99,10 +94,7 @@ extension Future {
         let next = derived(Value.self)
         register(on: callbackQueue) { [self] in
             let result = outcome
-            guard case .failure(let error) = result else {
-                next.responseSource = responseSource  // passed through unchanged
-                return next.takeWork(completingWith: result) ?? .empty
-            }
+            guard case .failure(let error) = result else { return next.takeWork(passingThrough: result, of: self) }
             return next.continue { try transform(error) }
         }
         return next
@@ -194,13 +186,20 @@ extension Future {
         }
         if let settled = inner.result {
             // Already completed (`Future(value:)`, say): nothing to wait for, nothing to cancel.
-            responseSource = inner.responseSource  // this future's value is `inner`'s, unchanged
-            return takeWork(completingWith: settled) ?? .empty
+            return takeWork(passingThrough: settled, of: inner)
         }
         setCancelTarget(.future(inner))
         return inner.registerReturningWork(on: nil) { [self] in
-            responseSource = inner.responseSource
-            return takeWork(completingWith: inner.outcome) ?? .empty
+            takeWork(passingThrough: inner.outcome, of: inner)
         }
+    }
+
+    /// Completes this (pending, derived) future with `result`, `source`'s value passed through
+    /// unchanged on success: a body stays the body of its response (``responseSource``, copied
+    /// before completing). Returns work for the caller's drain loop.
+    @inlinable
+    func takeWork(passingThrough result: Result<Value, any Error>, of source: Future<Value>) -> WorkList {
+        responseSource = source.responseSource
+        return takeWork(completingWith: result) ?? .empty
     }
 }

@@ -31,8 +31,9 @@ extension Future where Value == Data {
     ///   - decoder: The decoder; `nil` (the default) uses the `Connect` configuration's.
     /// - Returns: A future of the decoded value, failing with ``ConnectError/decoding(_:)``. For
     ///   the body of a response (``Connect/request(_:debugResponse:)``, ``Future/data``), the
-    ///   failure carries the response: its status code and body — also when the body comes
-    ///   through `mapError`, or from the request a `flatMap` or `flatRecover` continued with.
+    ///   failure carries the response: its status code and body — also when the body passes
+    ///   through `mapError`, `recover` or `flatRecover`, or comes from the request a `flatMap` or
+    ///   `flatRecover` continued with.
     @inlinable
     public func decoded<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
