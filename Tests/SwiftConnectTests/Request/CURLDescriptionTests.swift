@@ -128,17 +128,10 @@ struct CURLDescriptionTests {
 
     /// httpbin echoes the request's URL in its body: the values the request line hides stay
     /// hidden there too.
-    @Test func urlsInJSONValuesAreRedactedAsTheRequestLineIs() throws {
-        let body = Data(
+    @Test func urlsInJSONValuesAreRedactedAsTheRequestLineIs() {
+        let body =
             #"{"url":"http://u:p4ssw0rd@h.test/get?password=hunter2&page=2","links":["https://h.test/x?access_token=tok-1"],"note":"a://b"}"#
-                .utf8)
-        let response = Response(
-            request: try request("https://h.test/get"),
-            httpResponse: HTTPURLResponse(
-                url: URL(string: "https://h.test/get")!, statusCode: 200, httpVersion: "HTTP/1.1",
-                headerFields: ["Content-Type": "application/json"])!,
-            data: body)
-        let text = DebugDescription.response(response, elapsed: 0)
+        let text = DebugDescription.response(PipelineFixtures.response(status: 200, body: body), elapsed: 0)
         for secret in ["p4ssw0rd", "hunter2", "tok-1"] {
             #expect(!text.contains(secret), "\(secret) in \(text)")
         }
@@ -147,15 +140,9 @@ struct CURLDescriptionTests {
     }
 
     /// Prose that mentions a URL is not one: redacting it as a URL mangled the sentence.
-    @Test func proseMentioningAURLIsLeftAlone() throws {
+    @Test func proseMentioningAURLIsLeftAlone() {
         let note = "Visit https://example.com, open 10:30, contact me@x.org"
-        let body = Data(#"{"note":"\#(note)"}"#.utf8)
-        let response = Response(
-            request: try request("https://h.test/get"),
-            httpResponse: HTTPURLResponse(
-                url: URL(string: "https://h.test/get")!, statusCode: 200, httpVersion: "HTTP/1.1",
-                headerFields: ["Content-Type": "application/json"])!,
-            data: body)
+        let response = PipelineFixtures.response(status: 200, body: #"{"note":"\#(note)"}"#)
         #expect(DebugDescription.response(response, elapsed: 0).contains(note))
     }
 
