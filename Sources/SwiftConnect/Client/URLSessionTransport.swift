@@ -393,11 +393,24 @@ struct SessionTaskSlot: Sendable {
 
     /// Holds `task` as what the request waits on, cancelling it at once if the request was
     /// cancelled already.
+    ///
+    /// The task runs as soon as it is created, before this call: by now it may have started the
+    /// next transfer (``start(_:)``), or that transfer may have led to another task held here.
+    /// Either is newer than `task` and stays what `cancel()` stops: `task` replaces only a transfer
+    /// URLSession has completed, or nothing.
     func hold(_ task: Task<Void, Never>) {
         let cancelled = state.withLock { slot -> Bool in
-            if case .cancelled = slot.current { return true }
-            slot.current = .waiting(task)
-            return false
+            switch slot.current {
+            case .cancelled:
+                return true
+            case .running(let transfer) where slot.finished != ObjectIdentifier(transfer):
+                return false
+            case .waiting:
+                return false
+            case .idle, .running:
+                slot.current = .waiting(task)
+                return false
+            }
         }
         if cancelled { task.cancel() }
     }

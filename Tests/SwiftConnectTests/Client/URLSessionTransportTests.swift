@@ -281,6 +281,39 @@ struct SessionTaskSlotTests {
         #expect(await eventually { next.cancellations == 1 })
     }
 
+    /// A `.decide` policy's task may follow the redirect — start the next transfer — before the
+    /// exchange holds it: holding it then must not hide that transfer from `cancel()`, which left
+    /// it running to the end.
+    @Test func holdingATaskThatAlreadyStartedTheNextTransferKeepsThatTransferCancellable() async {
+        let slot = SessionTaskSlot()
+        let first = BlockingCancelTask()
+        first.release.signal()
+        slot.start(first)
+        slot.finish(first)
+        let next = BlockingCancelTask()
+        next.release.signal()
+        slot.start(next)  // what the asking task did before `hold` ran
+        slot.hold(Task {})
+        slot.cancel()
+        #expect(await eventually { next.cancellations == 1 })
+        #expect(first.cancellations == 0)
+    }
+
+    /// The same, a hop further: the next transfer's own redirect was asked about, and that task
+    /// held, before the earlier task was.
+    @Test func holdingAnOlderTaskKeepsTheNewerOneCancellable() async {
+        let slot = SessionTaskSlot()
+        let first = BlockingCancelTask()
+        first.release.signal()
+        slot.start(first)
+        slot.finish(first)
+        let newer = Task<Void, Never> { try? await Task.sleep(nanoseconds: 5_000_000_000) }
+        slot.hold(newer)
+        slot.hold(Task {})
+        slot.cancel()
+        #expect(await eventually { newer.isCancelled })
+    }
+
     @Test func aTransferStartedAfterCancellingIsCancelledToo() async {
         let slot = SessionTaskSlot()
         slot.cancel()
