@@ -58,7 +58,9 @@ struct Pipeline: Sendable {
                 do {
                     try await sleep(delay)
                 } catch {
-                    return .failure(ConnectError.cancelled)
+                    // Cancelled while waiting, or a sleep of the configuration's that failed: its
+                    // error, which is not a cancellation unless the request was cancelled.
+                    return .failure(Task.isCancelled ? ConnectError.cancelled : error)
                 }
             case .redirect(let url):
                 request.url = url  // method and body kept; attemptOnce keeps credentials to `origin`
@@ -84,7 +86,9 @@ struct Pipeline: Sendable {
         do {
             adapted = try await middleware.adapt(request)
         } catch {
-            return (.failure(Self.classify(error, wrapTransport: false)), nil)
+            // An adapter's error passes through as it is: a `CancellationError` of its own is not
+            // the request being cancelled, which `run` tells by its task.
+            return (.failure(Task.isCancelled ? ConnectError.cancelled : error), nil)
         }
         // Adapters write headers and timeouts the build never saw; without adapters, the request
         // is the one the build checked.
@@ -204,7 +208,7 @@ struct Pipeline: Sendable {
                     response, elapsed: Self.seconds(since: start), credentialHeaders: credentialHeaders))
             return response
         case .failure(let error):
-            let error = Self.classify(error, wrapTransport: true)
+            let error = Self.classify(error)
             logger?.log(DebugDescription.failure(request, error: error, elapsed: Self.seconds(since: start)))
             throw error
         }
@@ -243,12 +247,12 @@ struct Pipeline: Sendable {
         }
     }
 
-    /// Cancellations become ``ConnectError/cancelled``; other transport failures are wrapped in
-    /// ``ConnectError/transport(underlying:)`` (when `wrapTransport`); library errors pass through.
-    static func classify(_ error: any Error, wrapTransport: Bool) -> any Error {
+    /// A transport's failure: cancellations become ``ConnectError/cancelled``, other failures are
+    /// wrapped in ``ConnectError/transport(underlying:)``, and library errors pass through.
+    static func classify(_ error: any Error) -> any Error {
         if error is CancellationError { return ConnectError.cancelled }
         if let urlError = error as? URLError, urlError.code == .cancelled { return ConnectError.cancelled }
-        if error is ConnectError || !wrapTransport { return error }
+        if error is ConnectError { return error }
         return ConnectError.transport(underlying: error)
     }
 

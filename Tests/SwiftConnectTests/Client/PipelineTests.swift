@@ -59,16 +59,15 @@ struct PipelineTests {
     // MARK: classify
 
     @Test func classifyTurnsCancellationErrorIntoCancelled() {
-        #expect((Pipeline.classify(CancellationError(), wrapTransport: true) as? ConnectError)?.isCancellation == true)
-        #expect((Pipeline.classify(CancellationError(), wrapTransport: false) as? ConnectError)?.isCancellation == true)
+        #expect((Pipeline.classify(CancellationError()) as? ConnectError)?.isCancellation == true)
     }
 
     @Test func classifyTurnsURLErrorCancelledIntoCancelled() {
-        #expect((Pipeline.classify(URLError(.cancelled), wrapTransport: true) as? ConnectError)?.isCancellation == true)
+        #expect((Pipeline.classify(URLError(.cancelled)) as? ConnectError)?.isCancellation == true)
     }
 
     @Test func classifyWrapsOtherTransportErrors() throws {
-        let error = try #require(Pipeline.classify(URLError(.timedOut), wrapTransport: true) as? ConnectError)
+        let error = try #require(Pipeline.classify(URLError(.timedOut)) as? ConnectError)
         guard case .transport(let underlying) = error else {
             Issue.record("expected .transport, got \(error)")
             return
@@ -77,16 +76,11 @@ struct PipelineTests {
     }
 
     @Test func classifyPassesConnectErrorsThrough() throws {
-        let error = try #require(Pipeline.classify(ConnectError.invalidResponse, wrapTransport: true) as? ConnectError)
+        let error = try #require(Pipeline.classify(ConnectError.invalidResponse) as? ConnectError)
         guard case .invalidResponse = error else {
             Issue.record("expected .invalidResponse, got \(error)")
             return
         }
-    }
-
-    @Test func classifyLeavesAdapterErrorsUnwrapped() {
-        let error = Pipeline.classify(Fixtures.TestError(code: "mine"), wrapTransport: false)
-        #expect(error as? Fixtures.TestError == Fixtures.TestError(code: "mine"))
     }
 
     // MARK: run
@@ -211,6 +205,33 @@ struct PipelineTests {
         let result = await pipeline.run(request)
         #expect((try? result.get())?.data == Data(#"{"ok":1}"#.utf8))
         #expect(calls.value == 2)
+    }
+
+    /// A sleep of the configuration's that fails is not the request being cancelled: the failure
+    /// is the sleep's own error.
+    @Test func aRetryDelayWhoseSleepFailsFailsWithThatErrorNotAsCancelled() async throws {
+        let calls = Fixtures.Counter()
+        let transport = StubTransport { _ in
+            calls.increment()
+            return Fixtures.json("{}", status: 503)
+        }
+        let pipeline = Pipeline(
+            middleware: ConnectMiddleware(retriers: [ScriptedRetrier(answers: [.retryWithDelay(1)])]),
+            errorHandler: ErrorHandler(), transport: transport, logger: nil, acceptableStatusCodes: 200..<300,
+            isIdempotent: true, validators: [], redirectPolicy: .follow,
+            sleep: { _ in throw Fixtures.TestError(code: "sleep") })
+        let error = Fixtures.error(of: await pipeline.run(request))
+        #expect(error as? Fixtures.TestError == Fixtures.TestError(code: "sleep"), "\(String(describing: error))")
+        #expect(calls.value == 1)
+    }
+
+    /// An adapter that throws a `CancellationError` of its own (a task of its that was cancelled)
+    /// does not make the request look cancelled: its error passes through as adapters' errors do.
+    @Test func anAdaptersOwnCancellationErrorIsNotTheRequestsCancellation() async throws {
+        let transport = StubTransport { _ in Fixtures.json("{}") }
+        let adapter = ClosureAdapter { _ in throw CancellationError() }
+        let error = Fixtures.error(of: await pipeline(transport: transport, adapters: [adapter]).run(request))
+        #expect(error is CancellationError, "\(String(describing: error))")
     }
 
     @Test func theDefaultSleepCountsAnyDelayInNanosecondsWithoutTrapping() {
