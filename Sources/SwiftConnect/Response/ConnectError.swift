@@ -87,7 +87,7 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
         case .invalidRequest(let reason):
             return "Invalid request (nothing was sent): \(reason)"
         case .transport(let underlying):
-            return "Transport error: \(underlying.localizedDescription)"
+            return "Transport error: \(Self.transportDescription(of: underlying))"
         case .unacceptableStatus(let response, let message):
             // Passwords and secret-looking query values redacted, as in debug output: errors get
             // printed and logged.
@@ -117,6 +117,40 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
 
     /// Same as ``description``.
     public var errorDescription: String? { description }
+
+    /// The underlying error's own description — but for a `URLError` that has none, as
+    /// FoundationNetworking gives a timeout ("The operation could not be completed. (NSURLErrorDomain
+    /// error -1001.)"): what its code means, the code, and the URL it names (redacted).
+    static func transportDescription(of error: any Error) -> String {
+        guard let urlError = error as? URLError, urlError.userInfo[NSLocalizedDescriptionKey] == nil else {
+            return error.localizedDescription
+        }
+        var text = "\(meaning(of: urlError.code)) (NSURLErrorDomain error \(urlError.code.rawValue))"
+        if let url = urlError.failingURL { text += " for \(DebugDescription.redactedURL(url))" }
+        return text
+    }
+
+    private static func meaning(of code: URLError.Code) -> String {
+        switch code {
+        case .timedOut: return "The request timed out"
+        case .cannotFindHost, .dnsLookupFailed: return "The server's host name could not be found"
+        case .cannotConnectToHost: return "Could not connect to the server"
+        case .networkConnectionLost: return "The network connection was lost"
+        case .notConnectedToInternet: return "There is no network connection"
+        case .secureConnectionFailed: return "A secure connection to the server could not be made"
+        case .serverCertificateUntrusted, .serverCertificateHasBadDate, .serverCertificateHasUnknownRoot,
+            .serverCertificateNotYetValid:
+            return "The server's certificate is not trusted"
+        case .badServerResponse, .cannotParseResponse: return "The server's response could not be read"
+        case .zeroByteResource: return "The server sent no data"
+        case .userAuthenticationRequired: return "The server asked for credentials"
+        case .httpTooManyRedirects: return "Too many redirects"
+        case .badURL: return "The URL is malformed"
+        case .unsupportedURL: return "The URL is not supported"
+        case .cancelled: return "The request was cancelled"
+        default: return "The request failed"
+        }
+    }
 }
 
 /// Why a connector could not be turned into a request. Nothing was sent.

@@ -386,6 +386,19 @@ struct HTTPBinIntegrationTests {
         #expect(echo.url.hasSuffix("/get"))
     }
 
+    /// A timeout is a transport error whose description says so (FoundationNetworking's own says
+    /// only "NSURLErrorDomain error -1001").
+    @Test func aTimeoutSaysItTimedOut() async throws {
+        let impatient = HTTPBin.connect { $0.timeoutInterval = 1 }
+        let result = await impatient.request(Call(endpoint: "/delay/3")).asyncResult
+        guard case .failure(let error as ConnectError) = result, case .transport(let underlying) = error else {
+            Issue.record("expected a transport error, got \(result)")
+            return
+        }
+        #expect((underlying as? URLError)?.code == .timedOut)
+        #expect(error.description.contains("timed out"), "\(error)")
+    }
+
     @Test func releasedConnectStillCompletesItsRequests() async throws {
         var client: Connect? = HTTPBin.connect()
         weak let weakClient = client

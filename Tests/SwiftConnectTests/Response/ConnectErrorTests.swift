@@ -84,10 +84,24 @@ struct ConnectErrorTests {
     }
 
     @Test func transportDescriptionHasTheUnderlyingErrorsDescription() {
-        let urlError = URLError(.timedOut)
+        let urlError = URLError(.cannotConnectToHost, userInfo: [NSLocalizedDescriptionKey: "Connection refused"])
         let error = ConnectError.transport(underlying: urlError)
-        #expect(error.description.hasPrefix("Transport error"))
-        #expect(error.description.contains(urlError.localizedDescription))
+        #expect(error.description == "Transport error: Connection refused")
+    }
+
+    /// FoundationNetworking's timeout has no description of its own: "The operation could not be
+    /// completed. (NSURLErrorDomain error -1001.)" does not say it timed out.
+    @Test func aURLErrorWithoutADescriptionIsDescribedByItsCodeAndURL() throws {
+        let url = try #require(URL(string: "http://api.test/slow?token=abc"))
+        let timedOut = ConnectError.transport(
+            underlying: URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url]))
+        #expect(timedOut.description.hasPrefix("Transport error: The request timed out (NSURLErrorDomain error -1001)"))
+        #expect(timedOut.description.contains("http://api.test/slow"))
+        #expect(!timedOut.description.contains("abc"), "the URL is redacted")
+        #expect(timedOut.localizedDescription == timedOut.description)
+        #expect(
+            ConnectError.transport(underlying: URLError(.cannotFindHost)).description
+                == "Transport error: The server's host name could not be found (NSURLErrorDomain error -1003)")
     }
 
     @Test func decodingDescriptionIsTheFailuresDescription() {
