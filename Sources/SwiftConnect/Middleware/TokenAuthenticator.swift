@@ -248,9 +248,31 @@ private actor TokenStore {
             lastFailure = nil
             return renewed
         } catch {
+            // A refresh cancelled — its login request caught by `cancelAllRequests()`, say — says
+            // nothing about the token: the next request tries again. Its error must not pass for the
+            // cancellation of the requests waiting on it, which nobody cancelled.
+            if TokenRefreshCancelled.isCancellation(error) { throw TokenRefreshCancelled(underlying: error) }
             if generation == startedGeneration { lastFailure = (expired, error, now()) }
             throw error
         }
+    }
+}
+
+/// Thrown to the requests waiting for a token refresh that was cancelled — the refresher's own
+/// request caught by ``Connect/cancelAllRequests()``, for instance — rather than the cancellation
+/// itself: those requests were not cancelled. The next request that needs a token refreshes again.
+public struct TokenRefreshCancelled: Error, Sendable, CustomStringConvertible {
+    /// What the refresher threw: ``ConnectError/cancelled``, a `CancellationError` or a cancelled
+    /// `URLError`.
+    public let underlying: any Error
+
+    /// A readable explanation.
+    public var description: String { "The access token could not be refreshed: the refresh was cancelled" }
+
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? ConnectError { return error.isCancellation }
+        return (error as? URLError)?.code == .cancelled
     }
 }
 

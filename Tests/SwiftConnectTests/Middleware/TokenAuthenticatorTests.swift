@@ -283,6 +283,38 @@ struct TokenAuthenticatorConcurrencyTests {
         #expect(refresher.calls.value == 1)
         #expect(transport.requests.last.map(authorization) == "Bearer new")
     }
+    /// The refresher's own request was cancelled (by `cancelAllRequests()`, say) — not the
+    /// requests waiting for a token. They fail with ``TokenRefreshCancelled``, not with
+    /// `.cancelled`, and the next request refreshes again instead of getting the same error for two
+    /// seconds.
+    @Test func aCancelledRefreshIsNotTheWaitingRequestsCancellationAndIsNotRemembered() async throws {
+        let refresher = CountingRefresher { call in
+            if call == 1 { throw ConnectError.cancelled }
+            return AccessToken("new")
+        }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = server(accepting: "new")
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+
+        let first = await connect.request(Middleware.Call()).asyncResult
+        let error = Fixtures.error(of: first)
+        #expect(error is TokenRefreshCancelled, "\(String(describing: error))")
+        #expect((error as? ConnectError)?.isCancellation != true)
+        #expect(transport.requests.isEmpty)
+
+        let data = try await connect.request(Middleware.Call()).value
+        #expect(data == Data(#"{"ok":true}"#.utf8))
+        #expect(refresher.calls.value == 2)
+    }
+
+    /// The same after a `401`: the request is not reported cancelled.
+    @Test func aCancelledRefreshAfterA401IsNotTheRequestsCancellation() async throws {
+        let refresher = CountingRefresher { _ in throw CancellationError() }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        let result = await Middleware.connect(transport: server(accepting: "new"), middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect(Fixtures.error(of: result) is TokenRefreshCancelled)
+    }
 }
 
 // MARK: - One request at a time
