@@ -11,13 +11,50 @@ enum DebugDescription {
     /// Whether a header, query item, form field or JSON key holds a credential: `Authorization`,
     /// `Proxy-Authorization`, `Cookie`, `Set-Cookie`, a name containing `token`, `secret`,
     /// `password`, an API key, a signature or a session, or one of `credentialHeaders`
-    /// (lowercased): the names a request's own credentials were sent under.
+    /// (lowercased): the names a request's own credentials were sent under. Word by word (split at
+    /// `-`, `_`, `.` and camel case), also a name with the word `auth` (`X-Auth-Key`),
+    /// `authentication…`, `authoriz…` or `credential(s)`, or one that ends in the word `key` after
+    /// another word (`Ocp-Apim-Subscription-Key`, `X-Access-Key`, `clientKey`) — but not `author`,
+    /// `keyword` or a lone `key`.
     static func isSensitive(name: String, credentialHeaders: Set<String> = []) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
         if !credentialHeaders.isEmpty, credentialHeaders.contains(lower) { return true }
-        return ["token", "secret", "password", "passwd", "api_key", "apikey", "api-key", "signature", "session"]
-            .contains { lower.contains($0) }
+        if ["token", "secret", "password", "passwd", "api_key", "apikey", "api-key", "signature", "session"]
+            .contains(where: { lower.contains($0) })
+        {
+            return true
+        }
+        let words = words(of: name)
+        if words.count > 1, words.last == "key" { return true }
+        return words.contains { word in
+            word == "auth" || word == "credential" || word == "credentials" || word.hasPrefix("authenticat")
+                || word.hasPrefix("authoriz")
+        }
+    }
+
+    /// The lowercased words of a name: split at anything but letters and digits, and where a
+    /// lowercase letter or digit is followed by an uppercase one (`subscriptionKey`).
+    static func words(of name: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var previousIsLowerOrDigit = false
+        for scalar in name.unicodeScalars {
+            guard scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) else {
+                if !word.isEmpty { words.append(word) }
+                word = ""
+                previousIsLowerOrDigit = false
+                continue
+            }
+            if scalar.properties.isUppercase, previousIsLowerOrDigit, !word.isEmpty {
+                words.append(word)
+                word = ""
+            }
+            word += String(scalar).lowercased()
+            previousIsLowerOrDigit = !scalar.properties.isUppercase
+        }
+        if !word.isEmpty { words.append(word) }
+        return words
     }
 
     /// The request as a `curl` command, credentials redacted, in the usage document's layout.

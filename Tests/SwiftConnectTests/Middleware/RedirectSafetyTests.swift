@@ -92,7 +92,10 @@ struct RedirectSafetyTests {
         #expect(request.value(forHTTPHeaderField: "Cookie") == nil)
     }
 
-    @Test(arguments: ["X-API-Key", "X-Auth-Token", "X-Client-Secret", "Api_Key"])
+    @Test(arguments: [
+        "X-API-Key", "X-Auth-Token", "X-Client-Secret", "Api_Key", "X-Auth-Key", "Ocp-Apim-Subscription-Key",
+        "X-Access-Key", "X-Credentials", "X-Authentication",
+    ])
     func credentialLikeHeadersAreStrippedOnARedirectToAnotherOrigin(name: String) throws {
         var previous = URLRequest(url: Self.url("https://api.test/a"))
         previous.setValue("credential-value", forHTTPHeaderField: name)

@@ -163,6 +163,34 @@ struct CURLDescriptionTests {
         #expect(text.contains(#"\"user\":\"alice\""#))
     }
 
+    /// Names that carry credentials by their words, not by a word the first list knows — and
+    /// names that only look like them.
+    @Test func credentialNamesAreRecognisedWordByWord() {
+        for name in [
+            "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key", "x-functions-key", "X-Credentials",
+            "clientKey", "subscription_key", "authKey", "X-Authentication", "Authorization-Code", "credential",
+        ] {
+            #expect(DebugDescription.isSensitive(name: name), "\(name)")
+        }
+        for name in [
+            "author", "Authority", "key", "keyword", "keys", "Accept", "X-Request-Id", "monkey", "accessKeyId",
+        ] {
+            #expect(!DebugDescription.isSensitive(name: name), "\(name)")
+        }
+        #expect(DebugDescription.words(of: "Ocp-Apim-SubscriptionKey") == ["ocp", "apim", "subscription", "key"])
+        #expect(DebugDescription.words(of: "x_functions.KEY") == ["x", "functions", "key"])
+    }
+
+    @Test func credentialHeadersKnownByTheirWordsAreRedactedInTheCURLCommand() throws {
+        var request = URLRequest(url: try #require(URL(string: "https://api.test/a")))
+        request.setValue("s3cr3t", forHTTPHeaderField: "X-Auth-Key")
+        request.setValue("s3cr3t", forHTTPHeaderField: "Ocp-Apim-Subscription-Key")
+        request.setValue("Jane", forHTTPHeaderField: "X-Author")
+        let curl = DebugDescription.curl(request)
+        #expect(!curl.contains("s3cr3t"))
+        #expect(curl.contains("X-Author: Jane"))
+    }
+
     @Test func tokenLikeFormFieldsAreRedacted() throws {
         let body = Data("username=bob&password=hunter2&api%5Fkey=key-456&note=a%26b".utf8)
         let post = try request(
