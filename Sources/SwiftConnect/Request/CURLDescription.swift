@@ -204,13 +204,22 @@ enum DebugDescription {
             let pretty = try? JSONSerialization.data(
                 withJSONObject: redactJSON(object, credentialHeaders: credentialHeaders),
                 options: [.prettyPrinted, .sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
-            let text = String(data: pretty, encoding: .utf8)
+            let text = shown(pretty, of: data)
         {
             return text
         }
-        if let text = String(data: data.prefix(64 * 1024), encoding: .utf8) {
-            return data.count > 64 * 1024 ? text + "\n… (\(data.count) bytes in all)" : text
-        }
-        return "<\(data.count) bytes of binary data>"
+        return shown(data, of: data) ?? "<\(data.count) bytes of binary data>"
+    }
+
+    /// How much of a body debug output shows: 64 KiB of its text, pretty-printed or not.
+    static let shownBodyLimit = 64 * 1024
+
+    /// `text`'s first ``shownBodyLimit`` bytes, cut where a character starts, and how long `body`
+    /// is in all when that is not the whole of it; `nil` if `text` is not UTF-8.
+    private static func shown(_ text: Data, of body: Data) -> String? {
+        guard text.count > shownBodyLimit else { return String(data: text, encoding: .utf8) }
+        var end = text.startIndex + shownBodyLimit
+        while end > text.startIndex, text[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
+        return String(data: text[..<end], encoding: .utf8).map { $0 + "\n… (\(body.count) bytes in all)" }
     }
 }

@@ -67,9 +67,8 @@ enum BodyDecoder {
         case .null:
             // An optional type decodes `null` as `nil`, as JSONDecoder does.
             if let optional = T.self as? any NullDecodable.Type, let none = optional.decodedNull as? T { return none }
-            throw failure(
-                type, keyPath: keyPath, reason: "the value at the key path is null", underlying: nil, response: response
-            )
+            let reason = keyPath == nil ? "the body is null" : "the value at the key path is null"
+            throw failure(type, keyPath: keyPath, reason: reason, underlying: nil, response: response)
         }
     }
 

@@ -191,6 +191,26 @@ struct CURLDescriptionTests {
         #expect(curl.contains("X-Author: Jane"))
     }
 
+    /// A JSON body is shown pretty-printed, but no more of it than of any other body: a 300 KB
+    /// upload echoed back printed all of its 300 KB.
+    @Test func aLargeJSONBodyIsCutLikeAnyOther() throws {
+        let items = (0..<20_000).map { #"{"n":\#($0)}"# }.joined(separator: ",")
+        let body = Data("[\(items)]".utf8)
+        let shown = DebugDescription.body(body)
+        #expect(shown.utf8.count < DebugDescription.shownBodyLimit + 100)
+        #expect(shown.hasPrefix("[\n"), "still pretty-printed")
+        #expect(shown.hasSuffix("… (\(body.count) bytes in all)"))
+    }
+
+    /// Cut inside a character, a text body was shown as binary data.
+    @Test func aLongTextBodyIsCutWhereACharacterStarts() {
+        let body = Data((String(repeating: "a", count: DebugDescription.shownBodyLimit - 1) + "ééé").utf8)
+        let shown = DebugDescription.body(body)
+        #expect(shown.hasPrefix("aaa"), "\(shown.prefix(40))")
+        #expect(shown.contains("a\n… (\(body.count) bytes in all)"))
+        #expect(DebugDescription.body(Data("short é".utf8)) == "short é")
+    }
+
     @Test func tokenLikeFormFieldsAreRedacted() throws {
         let body = Data("username=bob&password=hunter2&api%5Fkey=key-456&note=a%26b".utf8)
         let post = try request(

@@ -120,7 +120,11 @@ struct DecodedTests {
         let result = await connect(body: " null")
             .request(TestConnector()).decoded(toType: Todo.self).asyncResult
         let failure = try #require(decodingFailure(Fixtures.error(of: result)))
-        #expect(failure.reason == "the value at the key path is null", "reason: \(failure.reason)")
+        #expect(failure.reason == "the body is null", "no key path was given; reason: \(failure.reason)")
+        let atKeyPath = await connect(body: #"{"data":null}"#)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data").asyncResult
+        let nullAtKeyPath = try #require(decodingFailure(Fixtures.error(of: atKeyPath)))
+        #expect(nullAtKeyPath.reason == "the value at the key path is null")
     }
 
     @Test func nullDecodesAsNilForAnOptionalType() async throws {
