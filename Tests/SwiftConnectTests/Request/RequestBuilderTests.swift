@@ -462,6 +462,18 @@ struct RequestBuilderTests {
         #expect(request.value(forHTTPHeaderField: "X-Client") == "tests")
     }
 
+    /// As documented: one field per name, the last of the same name (in any case) winning; a list
+    /// goes in one header, comma-separated.
+    @Test func aLaterHeaderOfTheSameNameReplacesAnEarlierOne() throws {
+        let request = try TestConnector(
+            baseURL: Self.base,
+            headers: [HTTPHeader(name: "X-A", value: "1"), HTTPHeader(name: "x-a", value: "2"), .accept("a, b")]
+        ).asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "X-A") == "2")
+        #expect(request.allHTTPHeaderFields?.keys.filter { $0.lowercased() == "x-a" }.count == 1)
+        #expect(request.value(forHTTPHeaderField: "Accept") == "a, b")
+    }
+
     @Test func bodyContentTypeIsSentWhenTheConnectorSetsNone() throws {
         let request = try TestConnector(
             baseURL: Self.base, method: .post, parameters: Parameter.jsonObject(value: ["a": 1])

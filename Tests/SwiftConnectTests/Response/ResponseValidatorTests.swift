@@ -71,6 +71,12 @@ struct ResponseValidatorTests {
         #expect(missingKeys(["a", "data.id", "b"], in: #"{"data":{"id":1}}"#) == ["a", "b"])
     }
 
+    /// As documented: a key whose value is `null` is there; a path that walks through `null` is not.
+    @Test func aKeyWhoseValueIsNullIsPresent() {
+        #expect(missingKeys(["data.id", "data"], in: #"{"data":{"id":null}}"#) == nil)
+        #expect(missingKeys(["data.id"], in: #"{"data":null}"#) == ["data.id"])
+    }
+
     @Test func requiredJSONKeyPathThroughANonObjectIsMissing() {
         #expect(missingKeys(["data.id"], in: #"{"data":[{"id":1}]}"#) == ["data.id"])
         #expect(missingKeys(["data.id"], in: #"{"data":"id"}"#) == ["data.id"])
