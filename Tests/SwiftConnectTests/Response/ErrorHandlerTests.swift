@@ -135,6 +135,14 @@ struct DefaultErrorHandlerTests {
         #expect(failure.message == "page must be positive")
     }
 
+    /// Usage.md's example for a list of errors.
+    @Test func aListOfErrorObjectsIsReadThroughTheKeysNamed() throws {
+        let handler = ErrorHandler(messageKeys: ["errors", "message"])
+        let body = #"{"errors":[{"message":"name is required"},{"message":"email is invalid"}]}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 422, body: body))))
+        #expect(failure.message == "name is required; email is invalid")
+    }
+
     @Test func handleResponseDictionaryReturnsTheServersMessage() throws {
         let error = try #require(handler.handle(response: ["msg": "Token expired"]) as? ErrorMessage)
         #expect(error.message == "Token expired")
