@@ -250,8 +250,7 @@ struct Pipeline: Sendable {
     /// A transport's failure: cancellations become ``ConnectError/cancelled``, other failures are
     /// wrapped in ``ConnectError/transport(underlying:)``, and library errors pass through.
     static func classify(_ error: any Error) -> any Error {
-        if error is CancellationError { return ConnectError.cancelled }
-        if let urlError = error as? URLError, urlError.code == .cancelled { return ConnectError.cancelled }
+        if ConnectError.isCancellation(error) { return ConnectError.cancelled }
         if error is ConnectError { return error }
         return ConnectError.transport(underlying: error)
     }

@@ -251,7 +251,7 @@ private actor TokenStore {
             // A refresh cancelled — its login request caught by `cancelAllRequests()`, say — says
             // nothing about the token: the next request tries again. Its error must not pass for the
             // cancellation of the requests waiting on it, which nobody cancelled.
-            if TokenRefreshCancelled.isCancellation(error) { throw TokenRefreshCancelled(underlying: error) }
+            if ConnectError.isCancellation(error) { throw TokenRefreshCancelled(underlying: error) }
             if generation == startedGeneration { lastFailure = (expired, error, now()) }
             throw error
         }
@@ -268,12 +268,6 @@ public struct TokenRefreshCancelled: Error, Sendable, CustomStringConvertible {
 
     /// A readable explanation.
     public var description: String { "The access token could not be refreshed: the refresh was cancelled" }
-
-    static func isCancellation(_ error: any Error) -> Bool {
-        if error is CancellationError { return true }
-        if let error = error as? ConnectError { return error.isCancellation }
-        return (error as? URLError)?.code == .cancelled
-    }
 }
 
 /// Thrown when a token is needed before sending but the refresh limit has been reached.

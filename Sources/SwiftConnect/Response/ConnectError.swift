@@ -53,6 +53,14 @@ public enum ConnectError: Error, Sendable {
         return false
     }
 
+    /// Whether `error` says that work was cancelled: ``cancelled``, a `CancellationError` or a
+    /// cancelled `URLError`.
+    static func isCancellation(_ error: any Error) -> Bool {
+        if error is CancellationError { return true }
+        if let error = error as? ConnectError { return error.isCancellation }
+        return (error as? URLError)?.code == .cancelled
+    }
+
     /// The response, where the server sent one.
     public var response: Response? {
         switch self {
