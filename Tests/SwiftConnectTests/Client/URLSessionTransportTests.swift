@@ -257,24 +257,34 @@ struct SessionTaskSlotTests {
         #expect(await eventually { task.cancellations == 1 })
     }
 
+    /// A task whose `cancel()` returns at once.
+    private func releasedTask() -> BlockingCancelTask {
+        let task = BlockingCancelTask()
+        task.release.signal()
+        return task
+    }
+
+    /// A slot whose first transfer URLSession has completed: where a request stands when a
+    /// redirect's next hop is decided.
+    private func slotAfterACompletedTransfer() -> (slot: SessionTaskSlot, first: BlockingCancelTask) {
+        let slot = SessionTaskSlot()
+        let first = releasedTask()
+        slot.start(first)
+        slot.finish(first)
+        return (slot, first)
+    }
+
     /// A transfer URLSession has completed is not cancelled any more: FoundationNetworking traps
     /// when a completed task is cancelled as it leaves its registry.
     @Test func aTransferURLSessionCompletedIsLeftAlone() async {
-        let slot = SessionTaskSlot()
-        let task = BlockingCancelTask()
-        task.release.signal()
-        slot.start(task)
-        slot.finish(task)
+        let (slot, task) = slotAfterACompletedTransfer()
         slot.cancel()
         try? await Task.sleep(nanoseconds: 200_000_000)
         #expect(task.cancellations == 0)
 
         // A later transfer of the same request (a redirect's next hop) is still cancelled.
-        let next = BlockingCancelTask()
-        next.release.signal()
-        let redirected = SessionTaskSlot()
-        redirected.start(task)
-        redirected.finish(task)
+        let next = releasedTask()
+        let (redirected, _) = slotAfterACompletedTransfer()
         redirected.hold(Task {})
         redirected.start(next)
         redirected.cancel()
@@ -285,13 +295,8 @@ struct SessionTaskSlotTests {
     /// exchange holds it: holding it then must not hide that transfer from `cancel()`, which left
     /// it running to the end.
     @Test func holdingATaskThatAlreadyStartedTheNextTransferKeepsThatTransferCancellable() async {
-        let slot = SessionTaskSlot()
-        let first = BlockingCancelTask()
-        first.release.signal()
-        slot.start(first)
-        slot.finish(first)
-        let next = BlockingCancelTask()
-        next.release.signal()
+        let (slot, first) = slotAfterACompletedTransfer()
+        let next = releasedTask()
         slot.start(next)  // what the asking task did before `hold` ran
         slot.hold(Task {})
         slot.cancel()
@@ -302,11 +307,7 @@ struct SessionTaskSlotTests {
     /// The same, a hop further: the next transfer's own redirect was asked about, and that task
     /// held, before the earlier task was.
     @Test func holdingAnOlderTaskKeepsTheNewerOneCancellable() async {
-        let slot = SessionTaskSlot()
-        let first = BlockingCancelTask()
-        first.release.signal()
-        slot.start(first)
-        slot.finish(first)
+        let (slot, _) = slotAfterACompletedTransfer()
         let newer = Task<Void, Never> { try? await Task.sleep(nanoseconds: 5_000_000_000) }
         slot.hold(newer)
         slot.hold(Task {})
@@ -317,8 +318,7 @@ struct SessionTaskSlotTests {
     @Test func aTransferStartedAfterCancellingIsCancelledToo() async {
         let slot = SessionTaskSlot()
         slot.cancel()
-        let task = BlockingCancelTask()
-        task.release.signal()
+        let task = releasedTask()
         slot.start(task)
         #expect(await eventually { task.cancellations == 1 })
     }
