@@ -195,11 +195,17 @@ extension Future {
     }
 
     /// Completes this (pending, derived) future with `result`, `source`'s value passed through
-    /// unchanged on success: a body stays the body of its response (``responseSource``, copied
-    /// before completing). Returns work for the caller's drain loop.
+    /// unchanged on success: a body stays the body of its response, and a response stays that of
+    /// its request (``responseSource``, copied before completing; the decoder of that request
+    /// decodes it). Returns work for the caller's drain loop.
     @inlinable
     func takeWork(passingThrough result: Result<Value, any Error>, of source: Future<Value>) -> WorkList {
-        responseSource = source.responseSource
+        if Value.self == Response.self, source.responseSource == nil {
+            // A response's own future: the request's (a copy, never a list: that one has none).
+            responseSource = source as? Future<Response>
+        } else {
+            responseSource = source.responseSource
+        }
         return takeWork(completingWith: result) ?? .empty
     }
 }

@@ -55,10 +55,12 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     // Unchecked exclusivity: `lock` already serialises every access.
     @usableFromInline @exclusivity(unchecked) var state: State
     /// For the body of a response, the response's future, so that a decoding failure can carry
-    /// the response: set by ``Future/data`` before the future is handed out, and copied from the
-    /// future a value passes through from unchanged — the source of a `mapError`, a `recover` or
-    /// a `flatRecover` that succeeded, the future a `flatMap` or `flatRecover` continued with —
-    /// just before this one completes. Read only after this future has completed.
+    /// the response and decoding uses that request's decoder: set by ``Future/data`` before the
+    /// future is handed out, and copied from the future a value passes through from unchanged —
+    /// the source of a `mapError`, a `recover` or a `flatRecover` that succeeded, the future a
+    /// `flatMap` or `flatRecover` continued with — just before this one completes. For a response
+    /// that passed through so, the future of the request it came from. Read only after this
+    /// future has completed.
     ///
     /// Copied rather than linked: a link from each future to the one its value came from made a
     /// list as long as the chain, which a deep recursive `flatMap` chain freed recursively, past

@@ -1,10 +1,13 @@
 import Foundation
 
 extension Future {
-    /// The decoder to use: the one passed, else the `Connect` configuration's, else a default one.
+    /// The decoder to use, read once this future has completed: the one passed, else that of the
+    /// request the value came from (its endpoint's, else its client's — also through a `flatMap`
+    /// or `flatRecover` that continued with another request), else the `Connect` configuration's
+    /// this chain started from, else a default one.
     @inlinable
-    func resolvedDecoder(_ decoder: JSONDecoder?) -> JSONDecoder {
-        decoder ?? context.decoder ?? JSONDecoder()
+    func resolvedDecoder(_ decoder: JSONDecoder?, origin: Future<Response>?) -> JSONDecoder {
+        decoder ?? origin?.context.decoder ?? context.decoder ?? JSONDecoder()
     }
 }
 
@@ -40,8 +43,10 @@ extension Future where Value == Data {
     )
         -> Future<T>
     {
-        let decoder = resolvedDecoder(decoder)
-        return mapBeforeObservers { [self] data in
+        mapBeforeObservers { [self] data in
+            // Read now, not when the chain was made: a `flatMap` learns its request only when the
+            // future it continued with completes it.
+            let decoder = resolvedDecoder(decoder, origin: responseSource?.requestOrigin)
             do {
                 return try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
             } catch {
@@ -68,8 +73,8 @@ extension Future where Value == Data {
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
-        let decoder = resolvedDecoder(decoder)
-        return mapBeforeObservers { [self] data in
+        mapBeforeObservers { [self] data in
+            let decoder = resolvedDecoder(decoder, origin: responseSource?.requestOrigin)
             do {
                 return try BodyDecoder.decodeIfPresent(
                     type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
@@ -95,9 +100,10 @@ extension Future where Value == Response {
     )
         -> Future<T>
     {
-        let decoder = resolvedDecoder(decoder)
-        return mapBeforeObservers { response in
-            try BodyDecoder.decode(type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+        mapBeforeObservers { [self] response in
+            try BodyDecoder.decode(
+                type, from: response.data, keyPath: keyPath,
+                decoder: resolvedDecoder(decoder, origin: requestOrigin), response: response)
         }
     }
 
@@ -112,11 +118,19 @@ extension Future where Value == Response {
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
-        let decoder = resolvedDecoder(decoder)
-        return mapBeforeObservers { response in
+        mapBeforeObservers { [self] response in
             try BodyDecoder.decodeIfPresent(
-                type, from: response.data, keyPath: keyPath, decoder: decoder, response: response)
+                type, from: response.data, keyPath: keyPath,
+                decoder: resolvedDecoder(decoder, origin: requestOrigin), response: response)
         }
+    }
+
+    /// The future of the request this one's response came from, once it has completed: the one a
+    /// `flatMap` or `flatRecover` continued with, else this one. Its context holds that request's
+    /// decoder.
+    @inlinable
+    var requestOrigin: Future<Response> {
+        responseSource ?? self
     }
 
     /// The body alone, taken where the response arrives; observers run on the callback queue.

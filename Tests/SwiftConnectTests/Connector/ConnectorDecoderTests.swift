@@ -76,4 +76,59 @@ struct ConnectorDecoderTests {
             .asyncResult
         #expect(Fixtures.error(of: result) as? Failure == Failure(errorCode: "E1"))
     }
+
+    // A chain decodes a body with the decoder of the request it came from, also when a `flatMap`
+    // or `flatRecover` continued with another endpoint's request (Usage.md: "used for its calls
+    // only").
+
+    @Test func aBodyAFlatMapContinuedWithIsDecodedWithThatEndpointsDecoder() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"first_name":"Ada"}"#) }
+        let connect = connect(transport)
+        let viaBody = try await connect.request(Call(ownDecoder: false))
+            .flatMap { _ in connect.request(Call()) }
+            .decoded(toType: Reply.self).value
+        #expect(viaBody == Reply(firstName: "Ada"))
+        let viaResponse = try await connect.response(Call(ownDecoder: false))
+            .flatMap { _ in connect.response(Call()) }
+            .decoded(toType: Reply.self).value
+        #expect(viaResponse == Reply(firstName: "Ada"))
+        let viaResponseBody = try await connect.response(Call(ownDecoder: false))
+            .flatMap { _ in connect.response(Call()) }
+            .data.decoded(toType: Reply.self).value
+        #expect(viaResponseBody == Reply(firstName: "Ada"))
+    }
+
+    @Test func aBodyAFlatMapContinuedWithKeepsTheDecoderOfItsOwnEndpoint() async throws {
+        // The other way round: the first endpoint's decoder does not decode the second's body.
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"first_name":"Ada"}"#) }
+        let connect = connect(transport)
+        let result = await connect.request(Call())
+            .flatMap { _ in connect.request(Call(ownDecoder: false)) }
+            .decoded(toType: Reply.self).asyncResult
+        #expect(Fixtures.error(of: result) != nil, "the configuration's decoder knows no snake case")
+    }
+
+    @Test func aBodyAFlatRecoverContinuedWithIsDecodedWithThatEndpointsDecoder() async throws {
+        let transport = RecordingTransport { request in
+            request.httpMethod == "GET" ? Fixtures.json("{}", status: 500) : Fixtures.json(#"{"first_name":"Ada"}"#)
+        }
+        let connect = connect(transport)
+        let viaBody = try await connect.request(Call(method: .get, ownDecoder: false))
+            .flatRecover { _ in connect.request(Call()) }
+            .decoded(toType: Reply.self).value
+        #expect(viaBody == Reply(firstName: "Ada"))
+        let viaResponse = try await connect.response(Call(method: .get, ownDecoder: false))
+            .flatRecover { _ in connect.response(Call()) }
+            .decoded(toType: Reply.self).value
+        #expect(viaResponse == Reply(firstName: "Ada"))
+    }
+
+    @Test func aBodyPassedThroughMapErrorKeepsItsEndpointsDecoder() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"first_name":"Ada"}"#) }
+        let connect = connect(transport)
+        let viaResponse = try await connect.response(Call())
+            .mapError { $0 }
+            .decoded(toType: Reply.self).value
+        #expect(viaResponse == Reply(firstName: "Ada"))
+    }
 }
