@@ -38,8 +38,8 @@ public final class Connect: Sendable {
     public let transport: any Transport
 
     private let inFlight = LockedBox(InFlight())
-    /// The headers every build starts from: the credential headers a ``URLSessionTransport`` took
-    /// out of its session's `httpAdditionalHeaders`, then ``ConnectConfiguration/defaultHeaders``.
+    /// The headers every build starts from: the headers a ``URLSessionTransport`` took out of its
+    /// session's `httpAdditionalHeaders`, then ``ConnectConfiguration/defaultHeaders``.
     let defaultHeaders: [HTTPHeader]
 
     /// Creates a client.
@@ -63,11 +63,11 @@ public final class Connect: Sendable {
         let transport =
             transport
             ?? URLSessionTransport(
-                configuration: configuration.sessionConfiguration, handsOffBusyResponses: true, liftingCredentials: true
+                configuration: configuration.sessionConfiguration, handsOffBusyResponses: true, liftingHeaders: true
             )
         self.transport = transport
-        let sessionCredentials = (transport as? URLSessionTransport)?.sessionCredentialHeaders ?? []
-        defaultHeaders = sessionCredentials + configuration.defaultHeaders
+        let sessionHeaders = (transport as? URLSessionTransport)?.sessionHeaders ?? []
+        defaultHeaders = sessionHeaders + configuration.defaultHeaders
     }
 
     // MARK: Requests
@@ -129,10 +129,11 @@ public final class Connect: Sendable {
     }
 
     /// Builds the `URLRequest` `connector` describes, with this client's encoder, default headers
-    /// and timeout — what ``request(_:debugResponse:)`` sends before middleware. The credential
-    /// headers of the session configuration's `httpAdditionalHeaders` (`Authorization`, `Cookie`,
-    /// `X-API-Key`, …) are among the headers, below the default headers: they are sent with the
-    /// request rather than by the session, so that a redirect to another origin drops them.
+    /// and timeout — what ``request(_:debugResponse:)`` sends before middleware. The headers of
+    /// the session configuration's `httpAdditionalHeaders` are among the headers, below the
+    /// default headers: they are sent with the request rather than by the session, so that the
+    /// build checks them and a redirect to another origin drops the credentials among them
+    /// (`Authorization`, `Cookie`, `X-API-Key`, …).
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)``.
     public func urlRequest(for connector: Connector) throws -> URLRequest {

@@ -18,9 +18,10 @@ import Foundation
 ///   before handing the configuration to `Connect`, and don't change them afterwards.
 public struct ConnectConfiguration: Sendable {
 
-    /// The URLSession configuration (timeouts, caching, cookies, connection limits, …). Credential
+    /// The URLSession configuration (timeouts, caching, cookies, connection limits, …). The
     /// headers in its `httpAdditionalHeaders` are sent with each built request instead of by the
-    /// session, so that a redirect to another origin drops them (see ``Connect/urlRequest(for:)``).
+    /// session: the build checks them as it does every header, and a redirect to another origin
+    /// drops the credentials among them (see ``Connect/urlRequest(for:)``).
     public var sessionConfiguration: URLSessionConfiguration
     /// When set, every request goes to this base URL instead of its connector's `baseURL` — the
     /// way to point the same connectors at staging, a local server or a test server's port. Use

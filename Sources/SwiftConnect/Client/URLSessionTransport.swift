@@ -22,16 +22,17 @@ import Foundation
 ///   truncated (0.5 s times out at once). The session's timeouts are taken as
 ///   ``ConnectConfiguration/timeoutInterval`` describes, on a copy of the configuration.
 /// - URLSession adds a configuration's `httpAdditionalHeaders` to every task, the next hop of a
-///   redirect to another origin included. In the transport a `Connect` makes from its
-///   `sessionConfiguration`, credential headers among them (`Authorization`, `Cookie`,
-///   `X-API-Key`, …) are taken out of the session; `Connect` sends them as headers of each request
-///   it builds, where a redirect to another origin removes them.
+///   redirect to another origin included, and checks none of them. In the transport a `Connect`
+///   makes from its `sessionConfiguration`, those headers are taken out of the session; `Connect`
+///   sends them as headers of each request it builds, where the build checks them like any other
+///   header and a redirect to another origin removes the credentials among them (`Authorization`,
+///   `Cookie`, `X-API-Key`, …).
 public final class URLSessionTransport: Transport {
     let session: URLSession
     private let delegate: SessionDelegate
-    /// The credential headers taken out of the configuration's `httpAdditionalHeaders`, sorted by
-    /// name. `Connect` sends them with every request it builds, below its own default headers.
-    let sessionCredentialHeaders: [HTTPHeader]
+    /// The headers taken out of the configuration's `httpAdditionalHeaders`, sorted by name.
+    /// `Connect` sends them with every request it builds, below its own default headers.
+    let sessionHeaders: [HTTPHeader]
     /// Whether a ``DirectExchange`` hands a response off URLSession's queue when the session has
     /// other transfers in flight. Always, but for tests that must reach what a validator meets on
     /// that queue when another transfer starts just after the check (a race otherwise).
@@ -46,14 +47,13 @@ public final class URLSessionTransport: Transport {
         self.init(configuration: configuration, handsOffBusyResponses: true)
     }
 
-    /// `liftingCredentials`: whether the credential headers of the configuration's
-    /// `httpAdditionalHeaders` are taken out of the session, for a `Connect` that made this
-    /// transport to send with each request it builds (``sessionCredentialHeaders``).
-    init(configuration: URLSessionConfiguration, handsOffBusyResponses: Bool, liftingCredentials: Bool = false) {
+    /// `liftingHeaders`: whether the configuration's `httpAdditionalHeaders` are taken out of the
+    /// session, for a `Connect` that made this transport to check and send with each request it
+    /// builds (``sessionHeaders``).
+    init(configuration: URLSessionConfiguration, handsOffBusyResponses: Bool, liftingHeaders: Bool = false) {
         self.handsOffBusyResponses = handsOffBusyResponses
-        let (lifted, credentials) =
-            liftingCredentials ? Self.liftingCredentials(from: configuration) : (configuration, [])
-        sessionCredentialHeaders = credentials
+        let (lifted, headers) = liftingHeaders ? Self.liftingHeaders(from: configuration) : (configuration, [])
+        sessionHeaders = headers
         let sessionConfiguration = RequestTimeout.sanitized(lifted)
         delegate = SessionDelegate()
         #if canImport(FoundationNetworking)
@@ -64,27 +64,19 @@ public final class URLSessionTransport: Transport {
         #endif
     }
 
-    /// `configuration`, or a copy without the credential headers of its `httpAdditionalHeaders`,
-    /// and those headers.
-    static func liftingCredentials(from configuration: URLSessionConfiguration)
-        -> (URLSessionConfiguration, [HTTPHeader])
-    {
-        func isCredential(_ key: AnyHashable) -> Bool {
-            (key.base as? String).map { RedirectSafety.isCredential($0) } ?? false
-        }
-        guard let additional = configuration.httpAdditionalHeaders, additional.keys.contains(where: isCredential),
+    /// `configuration`, or a copy without its `httpAdditionalHeaders`, and those headers.
+    ///
+    /// All of them, not only credentials: URLSession would send the others unchecked, so a line
+    /// break in one would add a header of its own, and a `Content-Length` would cut the body and
+    /// desynchronise the connection. As headers of the request, the build checks them.
+    static func liftingHeaders(from configuration: URLSessionConfiguration) -> (URLSessionConfiguration, [HTTPHeader]) {
+        guard let additional = configuration.httpAdditionalHeaders, !additional.isEmpty,
             let copy = configuration.copy() as? URLSessionConfiguration
         else { return (configuration, []) }
-        var kept: [AnyHashable: Any] = [:]
-        var lifted: [HTTPHeader] = []
-        for (key, value) in additional {
-            if isCredential(key), let name = key.base as? String {
-                lifted.append(HTTPHeader(name: name, value: value as? String ?? "\(value)"))
-            } else {
-                kept[key] = value
-            }
+        copy.httpAdditionalHeaders = nil
+        let lifted = additional.map { key, value in
+            HTTPHeader(name: key.base as? String ?? "\(key.base)", value: value as? String ?? "\(value)")
         }
-        copy.httpAdditionalHeaders = kept
         return (copy, lifted.sorted { $0.name < $1.name })
     }
 

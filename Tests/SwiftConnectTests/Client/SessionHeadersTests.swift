@@ -7,11 +7,11 @@ import Testing
     import FoundationNetworking
 #endif
 
-/// Credential headers in a session configuration's `httpAdditionalHeaders` become headers of each
-/// built request, so that a redirect to another origin can remove them (URLSession would add them to
-/// every hop).
-@Suite("Session credential headers")
-struct SessionCredentialHeadersTests {
+/// The headers in a session configuration's `httpAdditionalHeaders` become headers of each built
+/// request, so that the build checks them and a redirect to another origin can remove the
+/// credentials among them (URLSession would add them to every hop, unchecked).
+@Suite("Session configuration headers")
+struct SessionHeadersTests {
     struct Call: Connector {
         var baseURL = URL(string: "https://api.test")!
         var endpoint = "/items"
@@ -31,39 +31,31 @@ struct SessionCredentialHeadersTests {
         (headers ?? [:]).keys.compactMap { $0.base as? String }.sorted()
     }
 
-    @Test func theTransportTakesCredentialsOutOfItsSessionAndLeavesTheRestAndTheCallersConfiguration() throws {
+    @Test func theTransportTakesEveryHeaderOutOfItsSessionAndLeavesTheCallersConfiguration() throws {
         let configuration = Self.configuration()
         var settings = ConnectConfiguration()
         settings.sessionConfiguration = configuration
         let transport = try #require(Connect(configuration: settings).transport as? URLSessionTransport)
         #expect(
-            transport.sessionCredentialHeaders == [
+            transport.sessionHeaders == [
+                HTTPHeader(name: "Accept-Language", value: "fr"),
                 HTTPHeader(name: "Authorization", value: "Bearer from-session"),
-                HTTPHeader(name: "X-API-Key", value: "k"), HTTPHeader(name: "cookie", value: "session=1"),
+                HTTPHeader(name: "X-API-Key", value: "k"), HTTPHeader(name: "X-Trace", value: "kept"),
+                HTTPHeader(name: "cookie", value: "session=1"),
             ])
-        #expect(Self.names(transport.session.configuration.httpAdditionalHeaders) == ["Accept-Language", "X-Trace"])
+        #expect(Self.names(transport.session.configuration.httpAdditionalHeaders).isEmpty)
         #expect(Self.names(configuration.httpAdditionalHeaders).count == 5, "the caller's configuration is not changed")
-    }
-
-    @Test func aSessionWithoutCredentialHeadersKeepsItsHeaders() throws {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.httpAdditionalHeaders = ["X-Trace": "kept"]
-        var settings = ConnectConfiguration()
-        settings.sessionConfiguration = configuration
-        let transport = try #require(Connect(configuration: settings).transport as? URLSessionTransport)
-        #expect(transport.sessionCredentialHeaders.isEmpty)
-        #expect(Self.names(transport.session.configuration.httpAdditionalHeaders) == ["X-Trace"])
     }
 
     /// A transport made by hand, used alone or wrapped in a transport of one's own, is a plain
     /// URLSession: its session keeps every header, as nothing would add them back.
     @Test func aTransportMadeByHandKeepsEveryHeaderInItsSession() {
         let transport = URLSessionTransport(configuration: Self.configuration())
-        #expect(transport.sessionCredentialHeaders.isEmpty)
+        #expect(transport.sessionHeaders.isEmpty)
         #expect(Self.names(transport.session.configuration.httpAdditionalHeaders).count == 5)
     }
 
-    @Test func builtRequestsCarryTheSessionsCredentialsBelowEveryOtherHeader() throws {
+    @Test func builtRequestsCarryTheSessionsHeadersBelowEveryOtherHeader() throws {
         var settings = ConnectConfiguration()
         settings.sessionConfiguration = Self.configuration()
         let connect = Connect(configuration: settings)
@@ -71,7 +63,8 @@ struct SessionCredentialHeadersTests {
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer from-session")
         #expect(request.value(forHTTPHeaderField: "Cookie") == "session=1")
         #expect(request.value(forHTTPHeaderField: "X-API-Key") == "k")
-        #expect(request.value(forHTTPHeaderField: "X-Trace") == nil, "URLSession adds the others itself")
+        #expect(request.value(forHTTPHeaderField: "X-Trace") == "kept")
+        #expect(request.value(forHTTPHeaderField: "Accept-Language") == "fr")
 
         settings.defaultHeaders = [.authorization(bearerToken: "default")]
         let withDefault = Connect(configuration: settings)
@@ -106,5 +99,35 @@ struct SessionCredentialHeadersTests {
         } catch {
             Issue.record("expected invalidRequest, got \(error)")
         }
+    }
+
+    /// URLSession would send these as they are: a line break adds a header of its own, and a
+    /// `Content-Length` cuts the body short and leaves the rest on the connection for the next
+    /// request to trip over. Neither is sent.
+    @Test(arguments: [
+        ("X-Other", "o\r\nX-Injected: 2", InvalidRequestReason.invalidHeader(name: "X-Other")),
+        ("X-Nul", "a\u{0}b", .invalidHeader(name: "X-Nul")),
+        ("X A", "v", .invalidHeader(name: "X A")),
+        ("Content-Length", "1", .reservedHeader(name: "Content-Length")),
+        ("Transfer-Encoding", "chunked", .reservedHeader(name: "Transfer-Encoding")),
+    ])
+    func anInvalidOrFramingHeaderFromTheSessionFailsTheRequestAndNothingIsSent(
+        name: String, value: String, reason: InvalidRequestReason
+    ) async {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = [name: value]
+        var settings = ConnectConfiguration()
+        settings.sessionConfiguration = configuration
+        let connect = Connect(configuration: settings)
+        let transport = connect.transport as? URLSessionTransport
+        #expect(transport?.session.configuration.httpAdditionalHeaders?.isEmpty ?? true)
+        // 127.0.0.1:9 (discard): a request that went out would fail as a transport error instead.
+        let call = Call(baseURL: URL(string: "http://127.0.0.1:9")!)
+        let result = await connect.request(call).asyncResult
+        guard case .failure(ConnectError.invalidRequest(let got)) = result else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(got == reason)
     }
 }
