@@ -65,7 +65,8 @@ public enum RedirectDecision: Sendable {
     /// `Cookie`, `Proxy-Authorization`, API keys, …) are removed when it goes to another origin
     /// than the one the request was built for. A request the build would refuse (a URL that is not
     /// an absolute `http` or `https` URL with a host, an invalid or body-framing header, a NaN,
-    /// zero or negative timeout) fails with ``ConnectError/invalidRequest(_:)`` instead.
+    /// zero or negative timeout, a method that is not a token, a body on GET or HEAD) fails with
+    /// ``ConnectError/invalidRequest(_:)`` instead.
     case followWith(URLRequest)
     /// Don't follow; the redirect response is the result.
     case stop

@@ -10,6 +10,8 @@ extension URLRequest {
     /// sent:
     /// - an absolute `http` or `https` URL with a host, its scheme lowercased (URLSession on Linux
     ///   refuses `HTTP://`);
+    /// - a method that is a token (a space or a line break in it would rewrite the request line),
+    ///   and no body on a method that takes none (GET, HEAD), as URLSession sends the method;
     /// - every header valid (``HTTPHeader/isValid``): `URLRequest` keeps a name that is not a
     ///   token, and a value with CR or LF set through `allHTTPHeaderFields`, which would corrupt
     ///   the request on the wire;
@@ -18,6 +20,7 @@ extension URLRequest {
     /// - a timeout URLSession can take (``RequestTimeout``), rounded as a build rounds it.
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)``: ``InvalidRequestReason/unsupportedURL(_:)``,
+    ///   ``InvalidRequestReason/invalidMethod(_:)``, ``InvalidRequestReason/bodyNotAllowed(method:)``,
     ///   ``InvalidRequestReason/invalidHeader(name:)``, ``InvalidRequestReason/reservedHeader(name:)``
     ///   (the first by name), or ``InvalidRequestReason/invalidTimeout(_:)``.
     func checkedForSending(keepingContentLength: Bool = false) throws -> URLRequest {
@@ -26,6 +29,13 @@ extension URLRequest {
             throw ConnectError.invalidRequest(.unsupportedURL(url?.absoluteString ?? ""))
         }
         if let lowercased = url.lowercasingScheme { request.url = lowercased }
+        let method = HTTPMethod(rawValue: httpMethod ?? HTTPMethod.get.rawValue).sent
+        guard ASCIISet.isToken(method.rawValue) else {
+            throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
+        }
+        if httpBody != nil || httpBodyStream != nil, !method.allowsBody {
+            throw ConnectError.invalidRequest(.bodyNotAllowed(method: method.rawValue))
+        }
         if let fields = allHTTPHeaderFields {
             let headers = fields.map { HTTPHeader(name: $0.key, value: $0.value) }.sorted { $0.name < $1.name }
             if let invalid = headers.first(where: { !$0.isValid }) {

@@ -222,6 +222,42 @@ struct ConnectMiddlewareRetrierTests {
         #expect(endlessTransport.requests.first?.timeoutInterval == RequestTimeout.longest)
     }
 
+    /// A method an adapter sets is held to the build's rules: a token (a line break in it would
+    /// rewrite the request line — another path, another header), and no body on GET or HEAD.
+    @Test func anAdaptersMethodOrBodyTheBuildWouldRefuseFailsTheRequestAndNothingIsSent() async throws {
+        func sent(adapting adapt: @escaping @Sendable (inout URLRequest) -> Void) async
+            -> (Result<Data, any Error>, RecordingTransport)
+        {
+            let transport = RecordingTransport { _ in Fixtures.json("[]") }
+            let adapter = ClosureAdapter { request in
+                var request = request
+                adapt(&request)
+                return request
+            }
+            let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
+            return (await connect.request(TestConnector()).asyncResult, transport)
+        }
+        let injected = "GET /headers HTTP/1.1\r\nX-Injected: 1\r\nX-Pad:"
+        let (line, lineTransport) = await sent { $0.httpMethod = injected }
+        #expect(invalidRequestReason(of: line) == .invalidMethod(injected))
+        #expect(lineTransport.requests.isEmpty)
+        let (spaced, spacedTransport) = await sent { $0.httpMethod = "GET X" }
+        #expect(invalidRequestReason(of: spaced) == .invalidMethod("GET X"))
+        #expect(spacedTransport.requests.isEmpty)
+        let (body, bodyTransport) = await sent {
+            $0.httpMethod = "get"
+            $0.httpBody = Data("{}".utf8)
+        }
+        #expect(invalidRequestReason(of: body) == .bodyNotAllowed(method: "GET"))
+        #expect(bodyTransport.requests.isEmpty)
+        let (post, postTransport) = await sent {
+            $0.httpMethod = "POST"
+            $0.httpBody = Data("{}".utf8)
+        }
+        #expect((try? post.get()) != nil)
+        #expect(postTransport.requests.first?.httpBody == Data("{}".utf8))
+    }
+
     /// An adapter that ignores cancellation finishes its work, but the request it adapted for a
     /// cancelled caller is not sent.
     @Test func aRequestCancelledWhileAnAdapterRunsIsNotSent() async throws {
