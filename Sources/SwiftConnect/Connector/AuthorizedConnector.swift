@@ -17,7 +17,8 @@ public protocol AuthorizedConnector {
 public enum AuthorizationToken: Hashable, Sendable {
     /// `Authorization: Bearer <token>`.
     case bearer(token: String)
-    /// `Authorization: Basic <base64(username:password)>`.
+    /// `Authorization: Basic <base64(username:password)>`. A username with a colon fails the
+    /// build with ``InvalidRequestReason/invalidBasicUsername``: the server would split it there.
     case basic(username: String, password: String)
     /// `Authorization: <token>`, the value sent as given.
     case custom(token: String)

@@ -83,7 +83,9 @@ extension HTTPHeader {
         authorization("Bearer \(bearerToken)")
     }
 
-    /// `Authorization: Basic base64(username:password)`.
+    /// `Authorization: Basic base64(username:password)`. The username must not contain a colon
+    /// (RFC 7617: the server splits at the first one); ``AuthorizationToken/basic(username:password:)``
+    /// checks that when a request is built.
     public static func authorization(username: String, password: String) -> HTTPHeader {
         let credential = Data("\(username):\(password)".utf8).base64EncodedString()
         return authorization("Basic \(credential)")

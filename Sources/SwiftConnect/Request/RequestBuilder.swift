@@ -15,8 +15,11 @@ enum RequestBuilder {
             try connector.parameters?.apply(to: &parameters)
         } catch let error as ConnectError {
             throw error
-        } catch {
+        } catch let error as EncodingError {
             throw ConnectError.invalidRequest(.encodingFailed(underlying: error))
+        } catch {
+            // A parameters type of the caller's own, failing for its own reasons: not a body.
+            throw ConnectError.invalidRequest(.parametersFailed(underlying: error))
         }
         return parameters
     }
@@ -111,7 +114,8 @@ enum RequestBuilder {
     /// parameters' headers, the connector's, and the token's.
     ///
     /// - Throws: ``InvalidRequestReason/invalidHeader(name:)`` for the first invalid header,
-    ///   ``InvalidRequestReason/reservedHeader(name:)`` for one that frames the body.
+    ///   ``InvalidRequestReason/reservedHeader(name:)`` for one that frames the body,
+    ///   ``InvalidRequestReason/invalidBasicUsername`` for a Basic token whose username has a colon.
     @inline(never)
     private static func setBodyAndHeaders(
         of request: inout URLRequest, body: RequestBody?, defaultHeaders: [HTTPHeader],
@@ -124,7 +128,12 @@ enum RequestBuilder {
         }
         for header in parameterHeaders { headers.update(header) }
         for header in connectorHeaders { headers.update(header) }
-        if let token { headers.update(token.header) }
+        if let token {
+            if case .basic(let username, _) = token, username.utf8.contains(UInt8(ascii: ":")) {
+                throw ConnectError.invalidRequest(.invalidBasicUsername)
+            }
+            headers.update(token.header)
+        }
         for header in headers {
             guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
             guard !header.isFraming else { throw ConnectError.invalidRequest(.reservedHeader(name: header.name)) }

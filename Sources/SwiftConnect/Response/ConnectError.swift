@@ -192,6 +192,13 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case reservedHeader(name: String)
     /// The body could not be encoded (for example a `Double.nan` in a JSON body).
     case encodingFailed(underlying: any Error)
+    /// A ``ParametersRepresentable`` of your own threw `underlying` while it applied its
+    /// parameters (an API key it could not find, say).
+    case parametersFailed(underlying: any Error)
+    /// The username of ``AuthorizationToken/basic(username:password:)`` contains a colon, which
+    /// Basic authentication cannot carry (RFC 7617): the server would read what follows it as the
+    /// password.
+    case invalidBasicUsername
     /// The pieces did not form a valid URL.
     case invalidURL(String)
     /// A URL chosen after the build — by an adapter, a retrier's `.redirect(to:)` or a redirect
@@ -247,6 +254,10 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "header '\(name)' frames the body, which the transport does itself: leave it out"
         case .encodingFailed(let underlying):
             return "the body could not be encoded: \(underlying)"
+        case .parametersFailed(let underlying):
+            return "the connector's parameters could not be applied: \(underlying)"
+        case .invalidBasicUsername:
+            return "a Basic authentication username must not contain ':' (RFC 7617)"
         case .invalidURL(let url):
             return "'\(DebugDescription.redactedURL(url))' is not a valid URL"
         case .unsupportedURL(let url):
@@ -270,11 +281,11 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// Reasons are equal when they have the same case and values; `encodingFailed` compares
-    /// only the case.
+    /// Reasons are equal when they have the same case and values; `encodingFailed` and
+    /// `parametersFailed` compare only the case.
     public static func == (lhs: InvalidRequestReason, rhs: InvalidRequestReason) -> Bool {
         switch (lhs, rhs) {
-        case (.encodingFailed, .encodingFailed): return true
+        case (.encodingFailed, .encodingFailed), (.parametersFailed, .parametersFailed): return true
         default: return lhs.description == rhs.description
         }
     }

@@ -156,6 +156,17 @@ struct AuthorizedConnectorTests {
         await expectRejectedBeforeSending(connector, with: .invalidHeader(name: invalidHeader))
     }
 
+    /// RFC 7617: a user-id cannot hold a colon; `base64("a:b:c")` reads as user `a`, password
+    /// `b:c`. A password with colons is fine.
+    @Test func basicUsernameWithAColonFailsBeforeSending() async throws {
+        let connector = AuthorizedTestConnector(authorizationToken: .basic(username: "ad:min", password: "pw"))
+        #expect(rejectionReason(building: connector) == .invalidBasicUsername)
+        await expectRejectedBeforeSending(connector, with: .invalidBasicUsername)
+        let request = try AuthorizedTestConnector(authorizationToken: .basic(username: "admin", password: "p:w"))
+            .asURLRequest()
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic YWRtaW46cDp3")
+    }
+
     @Test func basicTokenWithLineBreaksIsStillSafeBecauseItIsBase64() throws {
         let request = try AuthorizedTestConnector(authorizationToken: .basic(username: "u\r\n", password: "p"))
             .asURLRequest()
