@@ -82,7 +82,8 @@ public enum ConnectError: Error, Sendable {
         switch self {
         case .transport(let underlying), .validationFailed(_, let underlying): return underlying
         case .decoding(let failure): return failure.underlyingError
-        case .invalidRequest(.encodingFailed(let underlying)): return underlying
+        case .invalidRequest(.encodingFailed(let underlying)), .invalidRequest(.parametersFailed(let underlying)):
+            return underlying
         default: return nil
         }
     }

@@ -311,31 +311,6 @@ struct ParameterTests {
         #expect(request.value(forHTTPHeaderField: "X-Paging") == "on")
     }
 
-    struct MissingAPIKey: Error {}
-
-    struct APIKey: ParametersRepresentable {
-        func apply(to parameters: inout RequestParameters) throws {
-            throw MissingAPIKey()
-        }
-    }
-
-    /// A parameters type of the caller's own that throws says so, not that a body (there is none)
-    /// could not be encoded.
-    @Test func anErrorOfACustomParametersTypeIsReportedAsItsOwn() throws {
-        let connector = TestConnector(baseURL: URL(string: "https://h.test")!, endpoint: "/todos", parameters: APIKey())
-        do {
-            _ = try connector.asURLRequest()
-            Issue.record("expected the parameters' error")
-        } catch ConnectError.invalidRequest(let reason) {
-            guard case .parametersFailed(let underlying) = reason else {
-                Issue.record("expected parametersFailed, got \(reason)")
-                return
-            }
-            #expect(underlying is MissingAPIKey)
-            #expect(reason.description == "the connector's parameters could not be applied: MissingAPIKey()")
-        }
-    }
-
     // MARK: RequestBody
 
     @Test func bodyContentTypes() {

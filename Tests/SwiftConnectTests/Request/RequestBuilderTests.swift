@@ -670,12 +670,18 @@ struct RequestBuilderTests {
         }
     }
 
+    /// Reported as the parameters' own failure, not as a body that could not be encoded (there is
+    /// none).
     @Test func errorFromCustomParametersFailsTheRequestBeforeSending() async throws {
         let connector = TestConnector(baseURL: Self.base, parameters: FailingSignature())
         let error = #expect(throws: ConnectError.self) { try connector.asURLRequest() }
         #expect(error?.underlyingError as? SigningFailed == SigningFailed())
+        #expect(
+            error?.description
+                == "Invalid request (nothing was sent): the connector's parameters could not be applied: SigningFailed()"
+        )
         await expectRejectedBeforeSending(
-            connector, with: .encodingFailed(underlying: SigningFailed()))
+            connector, with: .parametersFailed(underlying: SigningFailed()))
     }
 
     @Test func connectErrorFromCustomParametersIsPassedThroughUnchanged() throws {
