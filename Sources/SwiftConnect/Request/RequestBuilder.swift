@@ -323,7 +323,8 @@ enum RequestBuilder {
     ///
     /// The scheme is what precedes the first `:`; the authority follows `//`, up to the first `/`,
     /// `?` or `#`; its host follows any `user:password@` and ends at a `:port`, or is an IP literal
-    /// in brackets, which may be empty (`http://[]/` is a valid URL with an empty host). A host with
+    /// in brackets, which may be empty (`http://[]/` is a valid URL with an empty host). A port, if
+    /// there is one, must be one a connection can use: 1 to 65535, or empty. A host with
     /// a percent escape is left to `URL`: `host` is `nil` when the escapes do not decode to UTF-8
     /// (`http://%80/`).
     static func hasHTTPSchemeAndHost(_ absolute: String) -> Bool {
@@ -350,17 +351,35 @@ enum RequestBuilder {
             }
             guard hostStart < authorityEnd else { return false }
             if hostHasPercent { return nil }
+            var hostEnd = hostStart
             switch bytes[hostStart] {
             case UInt8(ascii: ":"):  // a port with no host before it: `http://:80/`
                 return false
             case UInt8(ascii: "["):  // an IP literal, which must not be empty: `http://[]/`
-                return hostStart + 1 < authorityEnd && bytes[hostStart + 1] != UInt8(ascii: "]")
+                guard hostStart + 1 < authorityEnd, bytes[hostStart + 1] != UInt8(ascii: "]") else { return false }
+                hostEnd =
+                    bytes[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: "]")).map { $0 + 1 } ?? authorityEnd
             default:
-                return true
+                hostEnd = bytes[hostStart..<authorityEnd].firstIndex(of: UInt8(ascii: ":")) ?? authorityEnd
             }
+            return hostEnd == authorityEnd
+                || isPort(UnsafeBufferPointer(rebasing: bytes[hostEnd..<authorityEnd]))
         }
         if let answer { return answer }
         return !(URL(string: absolute)?.host ?? "").isEmpty
+    }
+
+    /// Whether `text` is `:` and a port a connection can use: empty (the scheme's own), or 1 to
+    /// 65535. `URL` takes `http://h:99999/` and `http://h:0/`, which no request can reach.
+    private static func isPort(_ text: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard text.first == UInt8(ascii: ":") else { return false }
+        var port = 0
+        for byte in text.dropFirst() {
+            guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return false }
+            port = port * 10 + Int(byte - UInt8(ascii: "0"))
+            if port > 65535 { return false }
+        }
+        return text.count == 1 || port > 0
     }
 
     /// Whether `scheme` is `http` or `https`, ignoring ASCII case.

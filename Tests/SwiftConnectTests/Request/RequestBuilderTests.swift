@@ -157,8 +157,15 @@ struct RequestBuilderTests {
         #expect(url == expected)
     }
 
+    /// What `URL` says of `url`: an `http` or `https` scheme, a host, and no port or one a
+    /// connection can use (`URL` takes `:0` and `:99999`; URLSession then fails with -1000).
+    static func isSendable(_ url: URL) -> Bool {
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
+        return !(url.host ?? "").isEmpty && url.port.map { (1...65535).contains($0) } ?? true
+    }
+
     /// The base URL check reads the scheme and host from `absoluteString`'s bytes; it must agree
-    /// with `URL`'s own `scheme` and `host` on every URL, tricky ones included.
+    /// with `URL`'s own `scheme`, `host` and `port` on every URL, tricky ones included.
     @Test(arguments: [
         "https://api.example.com", "http://h.test:8080/api", "HTTPS://H.TEST/x", "hTtP://h.test",
         "https://user:pw@h.test/api", "https://user@h.test", "https://@h.test", "http://user@/api",
@@ -168,13 +175,12 @@ struct RequestBuilderTests {
         "http://%80/", "https://@~%80*+", "HTTP://%80/-&", "http://%C3%A9.test/", "http://h%2Etest/",
         "httpx://h.test", "htt://h.test", "https2://h.test", "ftp://files.example.com/pub", "file:///tmp/api",
         "mailto:someone@example.com", "/api/v1", "api/v1", "h.test:80", "data:text/plain,hi", "", "ws://h.test",
+        "http://127.0.0.1:99999/", "http://h.test:0/", "http://h.test:65535/", "http://h.test:65536/",
+        "http://[::1]:70000/", "http://[::1]:/", "http://h.test:00080/", "https://u:p@h.test:99999/",
     ])
     func baseURLCheckAgreesWithFoundation(string: String) throws {
         guard let url = URL(string: string) else { return }  // not a URL at all: nothing to build from
-        let foundation: Bool = {
-            guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else { return false }
-            return !(url.host ?? "").isEmpty
-        }()
+        let foundation = Self.isSendable(url)
         #expect(RequestBuilder.hasHTTPSchemeAndHost(url.absoluteString) == foundation, "\(url.absoluteString)")
     }
 
@@ -182,7 +188,7 @@ struct RequestBuilderTests {
         let base = try #require(URL(string: "https://api.example.com/v1/"))
         for relative in ["todos", "/todos", "?q=1", "//other.test/x", "http://h.test", "ftp://h.test", "#f"] {
             let url = try #require(URL(string: relative, relativeTo: base))
-            let foundation = ["http", "https"].contains(url.scheme?.lowercased() ?? "") && !(url.host ?? "").isEmpty
+            let foundation = Self.isSendable(url)
             #expect(RequestBuilder.hasHTTPSchemeAndHost(url.absoluteString) == foundation, "\(url.absoluteString)")
         }
     }
@@ -222,6 +228,7 @@ struct RequestBuilderTests {
         let separators = ["://", ":", ":/", ":///", "", "/"]
         let pieces = [
             ":", "/", "@", "[", "]", "::1", "?", "#", "%41", "%80", "%C3%A9", "%", "h.test", "80", "u", "http:", "//",
+            "0", "99",
         ]
         var generator = SeededGenerator(state: 0x5EED)
         var parsed = 0
@@ -232,7 +239,7 @@ struct RequestBuilderTests {
                 .joined()
             guard let url = URL(string: string) else { continue }
             parsed += 1
-            let foundation = ["http", "https"].contains(url.scheme?.lowercased() ?? "") && !(url.host ?? "").isEmpty
+            let foundation = Self.isSendable(url)
             #expect(RequestBuilder.hasHTTPSchemeAndHost(url.absoluteString) == foundation, "\(url.absoluteString)")
         }
         #expect(parsed > 1_000)  // enough of them are URLs for the comparison to mean something
