@@ -167,7 +167,8 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
 /// New reasons may be added as the library learns to catch more mistakes before sending: a
 /// `switch` over them should end with `default:`.
 public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
-    /// The base URL is not an absolute `http` or `https` URL with a host.
+    /// The base URL is not an absolute `http` or `https` URL with a host, and a port from 1 to
+    /// 65535 if it names one.
     case invalidBaseURL(String)
     /// The endpoint template is malformed (an unclosed `{`, an empty `{}` …).
     case malformedEndpoint(String, detail: String)
