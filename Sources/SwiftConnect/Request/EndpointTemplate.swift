@@ -32,7 +32,7 @@ final class EndpointTemplate: Sendable {
     /// no per-character work, no string built a character at a time.
     ///
     /// - Throws: ``InvalidRequestReason/malformedEndpoint(_:detail:)`` for an unclosed `{`, a
-    ///   stray `}`, an empty or nested slot, or a `#` fragment.
+    ///   stray `}`, an empty or nested slot, a `#` fragment, or a `.` or `..` path segment.
     init(_ endpoint: String) throws {
         func malformed(_ detail: String) -> ConnectError {
             .invalidRequest(.malformedEndpoint(endpoint, detail: detail))
@@ -95,6 +95,9 @@ final class EndpointTemplate: Sendable {
         }
         if let start = slotStart { throw malformed("unclosed slot {\(endpoint[start...])") }
         flushLiteral(upTo: utf8.endIndex)
+        if Self.hasDotSegment(endpoint) {
+            throw malformed("a '.' or '..' path segment would leave the base URL's path")
+        }
         self.path = path
         self.query = query
         self.slots = slots
@@ -103,6 +106,19 @@ final class EndpointTemplate: Sendable {
             pathStartsWithSlash = text.utf8.first == UInt8(ascii: "/")
         } else {
             pathStartsWithSlash = false
+        }
+    }
+
+    /// Whether the path part of `endpoint` has a segment that is `.` or `..`, also written `%2E`.
+    /// URLSession (libcurl) removes dot-segments before sending (RFC 3986 §5.2.4), so `../x`
+    /// would climb out of the base URL's path: `/api/v1` and `../../x` go to `/x`. Path values
+    /// are safe: their dots are encoded.
+    static func hasDotSegment(_ endpoint: String) -> Bool {
+        let path = endpoint.utf8.prefix { $0 != UInt8(ascii: "?") }
+        return path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains { segment in
+            let decoded = String(decoding: segment, as: UTF8.self).replacingOccurrences(of: "%2E", with: ".")
+                .replacingOccurrences(of: "%2e", with: ".")
+            return decoded == "." || decoded == ".."
         }
     }
 }

@@ -69,6 +69,14 @@ struct EndpointTemplateTests {
             "/users/{id#x}",  // fragment inside a slot
             "{",
             "}",
+            "../../x",  // dot-segments: libcurl removes them, climbing out of the base URL's path
+            "/users/../admin",
+            "/users/./{id}",
+            "/users/..",
+            "..",
+            "/a/%2E%2E/b",
+            "/a/.%2e?q=1",
+            "/a/{id}/..",
         ])
     func malformedEndpointIsRejected(endpoint: String) {
         let error = #expect(throws: ConnectError.self) {
@@ -80,5 +88,11 @@ struct EndpointTemplateTests {
         }
         #expect(reported == endpoint)
         #expect(!detail.isEmpty)
+    }
+
+    /// Dots that are not a whole segment, and dots in the query, are ordinary text.
+    @Test(arguments: ["/files/a.json", "/v1.2/{id}", "/{id}..", "/...", "/.well-known/x", "/x?path=../.."])
+    func dotsThatAreNotADotSegmentAreKept(endpoint: String) throws {
+        #expect(try EndpointTemplate(endpoint).path.isEmpty == false)
     }
 }

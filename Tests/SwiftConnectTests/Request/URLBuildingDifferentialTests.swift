@@ -59,6 +59,12 @@ struct URLBuildingDifferentialTests {
         return filled + encode(String(rest), keeping: literal, keepingEscapes: true)
     }
 
+    /// Whether the endpoint's path has a segment that is `.` or `..`, written plainly.
+    private static func hasDotSegment(_ endpoint: String) -> Bool {
+        let path = endpoint.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return path.split(separator: "/", omittingEmptySubsequences: false).contains { $0 == "." || $0 == ".." }
+    }
+
     /// The URL string, joined the plain way.
     private static func referenceURL(
         base: String, endpoint: String, values: [String: String], items: [(name: String, value: String?)]
@@ -144,6 +150,15 @@ struct URLBuildingDifferentialTests {
                 for (key, value) in sortedValues { try parameters.setPathValue(value, forKey: key) }
             }
             for item in items[firstItemGivenAlone...] { parameters.appendQueryItem(name: item.name, value: item.value) }
+            if Self.hasDotSegment(endpoint) {
+                // `.` or `..` written as a whole path segment of the endpoint: refused, not sent.
+                #expect(throws: ConnectError.self, "\(endpoint)") {
+                    try RequestBuilder.makeURL(
+                        baseURL: try #require(URL(string: base)), endpoint: endpoint, parameters: parameters,
+                        cache: templates)
+                }
+                continue
+            }
             let built = try RequestBuilder.makeURL(
                 baseURL: try #require(URL(string: base)), endpoint: endpoint, parameters: parameters,
                 cache: templates)
