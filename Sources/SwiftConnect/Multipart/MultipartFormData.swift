@@ -189,9 +189,12 @@ struct MultipartFormData: Sendable {
         return candidate
     }
 
+    /// Compared as bytes, as the body is: `String.contains` compares characters, and misses a
+    /// boundary whose last letter a combining mark in the field joins (`"--BND\u{301}"`).
     private func fieldsContain(_ boundary: String) -> Bool {
-        parts.contains { part in
-            if case .field(_, let value) = part { return value.contains(boundary) }
+        let bytes = Data(boundary.utf8)
+        return parts.contains { part in
+            if case .field(_, let value) = part { return Data(value.utf8).range(of: bytes) != nil }
             return false
         }
     }

@@ -171,6 +171,14 @@ struct MultipartFormDataTests {
         #expect(rejection(multipart) == .invalidBoundary(Self.boundary))
     }
 
+    /// Searched as bytes: a combining mark after the boundary joins its last letter into another
+    /// character, which `String.contains` does not match, but the bytes on the wire still do.
+    @Test func givenBoundaryFollowedByACombiningMarkInAFieldIsRejected() {
+        var multipart = MultipartFormData(boundary: "BND")
+        multipart.append(field: "text", value: "x\r\n--BND\u{301}\r\n")
+        #expect(rejection(multipart) == .invalidBoundary("BND"))
+    }
+
     /// A file given as `Data` is searched like a field: a given boundary inside it would end its
     /// part early on the server. Elsewhere in the file, or on the file's other side, is fine.
     @Test func givenBoundaryThatOccursInAFileHeldInMemoryIsRejected() throws {
