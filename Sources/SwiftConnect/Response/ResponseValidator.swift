@@ -47,13 +47,16 @@ public struct ResponseValidator: Sendable {
 
     /// Requires each key — or dot-separated key path, such as `data.id` or `items.0.id` (a number
     /// indexes an array, as in `decoded(toType:keyPath:)`) — to be present in the JSON object body;
-    /// throws ``MissingJSONKeys`` naming those that are not.
+    /// throws ``MissingJSONKeys`` naming those that are not. A top-level key that has dots in its
+    /// name (`"user.name"`) is found as it is. Every component counts, empty ones too: `a..b` is
+    /// `b` under the key `""` under `a`, never `a.b`, and `""` alone is the key `""`.
     public static func requiredJSONKeys(_ keys: [String]) -> ResponseValidator {
         ResponseValidator { response in
             let object = try? JSONSerialization.jsonObject(with: response.data)
             let missing = keys.filter { key in
+                if let dictionary = object as? [String: Any], dictionary[key] != nil { return false }
                 var current: Any? = object
-                for component in key.split(separator: ".") {
+                for component in key.split(separator: ".", omittingEmptySubsequences: false) {
                     if let dictionary = current as? [String: Any] {
                         current = dictionary[String(component)]
                     } else if let array = current as? [Any], let index = Int(component), array.indices.contains(index) {

@@ -90,6 +90,21 @@ struct ResponseValidatorTests {
         #expect(missingKeys(absent, in: body) == absent)
     }
 
+    /// Every component is a key, empty ones too: `a..b` is not `a.b`, and `""` is not "any body".
+    @Test func anEmptyComponentIsAKeyOfItsOwnNotSkipped() {
+        let body = #"{"a":{"b":1}}"#
+        let absent = ["a..b", "", "a.", ".a"]
+        #expect(missingKeys(absent, in: body) == absent)
+        #expect(missingKeys(["a..b", ""], in: #"{"a":{"":{"b":1}},"":0}"#) == nil)
+    }
+
+    /// A top-level key with dots in its name is found as it is; otherwise dots separate.
+    @Test func aTopLevelKeyWithDotsInItsNameIsFound() {
+        #expect(missingKeys(["user.name"], in: #"{"user.name":"ada"}"#) == nil)
+        #expect(missingKeys(["user.name"], in: #"{"user":{"name":"ada"}}"#) == nil)
+        #expect(missingKeys(["user.name"], in: #"{"user":{}}"#) == ["user.name"])
+    }
+
     @Test func requiredJSONKeysOnABodyThatIsNotAJSONObjectAreAllMissing() {
         #expect(missingKeys(["a", "data.id"], in: "not json") == ["a", "data.id"])
         #expect(missingKeys(["a"], in: "[1,2]") == ["a"])
