@@ -17,7 +17,10 @@ import Foundation
 /// …), fails the request with
 /// ``InvalidRequestReason/invalidHeader(name:)`` before anything is sent; so does
 /// `Content-Length` or `Transfer-Encoding`, with ``InvalidRequestReason/reservedHeader(name:)``:
-/// the transport frames the body itself.
+/// the transport frames the body itself. Spaces and tabs around a value are not part of it
+/// (RFC 9110 §5.5) and are left out: a value of only spaces is sent empty (URLSession would drop
+/// the header instead), and a body's `Content-Type` that is empty fails with
+/// ``InvalidRequestReason/invalidHeader(name:)``.
 public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// The header's name, e.g. `"Content-Type"`.
     public let name: String
@@ -39,6 +42,20 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     var isValid: Bool {
         ASCIISet.isToken(name)
             && !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+
+    /// The value without the spaces and tabs around it (RFC 9110 §5.5: they are not part of a
+    /// field value). libcurl takes `Name: ` as "remove this header", so a value of spaces alone
+    /// would silently drop the header, and with it URLSession's own `Accept` or `User-Agent`.
+    var trimmedValue: String {
+        func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let utf8 = value.utf8
+        guard let first = utf8.first, let last = utf8.last, isWhitespace(first) || isWhitespace(last) else {
+            return value
+        }
+        let start = utf8.firstIndex { !isWhitespace($0) } ?? utf8.endIndex
+        let end = utf8.lastIndex { !isWhitespace($0) }.map(utf8.index(after:)) ?? start
+        return start < end ? String(value[start..<end]) : ""
     }
 
     /// Whether the header frames the body: `Content-Length` or `Transfer-Encoding`, any case.

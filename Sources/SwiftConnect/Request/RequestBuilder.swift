@@ -137,7 +137,12 @@ enum RequestBuilder {
         for header in headers {
             guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
             guard !header.isFraming else { throw ConnectError.invalidRequest(.reservedHeader(name: header.name)) }
-            request.setValue(header.value, forHTTPHeaderField: header.name)
+            request.setValue(header.trimmedValue, forHTTPHeaderField: header.name)
+        }
+        // An empty `Content-Type` never reaches the server (libcurl drops it): the body would go
+        // out without one.
+        if body != nil, request.value(forHTTPHeaderField: "Content-Type")?.isEmpty ?? true {
+            throw ConnectError.invalidRequest(.invalidHeader(name: "Content-Type"))
         }
     }
 

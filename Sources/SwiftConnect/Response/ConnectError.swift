@@ -186,7 +186,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case bodyNotAllowed(method: String)
     /// The method is not a valid HTTP token.
     case invalidMethod(String)
-    /// A header name is not a valid token, or its value contains a control character other than tab.
+    /// A header name is not a valid token, or its value contains a control character other than
+    /// tab; or a body's `Content-Type` is empty.
     case invalidHeader(name: String)
     /// A header frames the body — `Content-Length` or `Transfer-Encoding` — which the transport
     /// sets from the body itself. Set by hand, it could cut the body short, or send its rest as the
@@ -251,7 +252,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .invalidMethod(let method):
             return "'\(method)' is not a valid HTTP method"
         case .invalidHeader(let name):
-            return "header '\(name)' has an invalid name or a value containing a control character (CR, LF, NUL, …)"
+            return
+                "header '\(name)' has an invalid name or value: a name that is not a token, a control character (CR, LF, NUL, …) in the value, or an empty Content-Type for a body"
         case .reservedHeader(let name):
             return "header '\(name)' frames the body, which the transport does itself: leave it out"
         case .encodingFailed(let underlying):

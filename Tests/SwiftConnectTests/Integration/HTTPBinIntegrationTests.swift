@@ -33,6 +33,37 @@ struct HTTPBinIntegrationTests {
         #expect(echo.args.isEmpty)
     }
 
+    /// Spaces around a value are not part of it: `"  a b \t"` arrives as `a b`, and a value of spaces
+    /// alone arrives as an empty header (as `" "`, libcurl would drop the header, and with it its own
+    /// `Accept`).
+    @Test func headerValuesArriveWithoutTheSpacesAroundThem() async throws {
+        let call = Call(
+            endpoint: "/anything",
+            headers: [
+                HTTPHeader(name: "X-Padded", value: "  a b \t"), HTTPHeader(name: "X-Space", value: " "), .accept(" "),
+            ])
+        let request = try connect.urlRequest(for: call)
+        #expect(request.value(forHTTPHeaderField: "X-Padded") == "a b")
+        #expect(request.value(forHTTPHeaderField: "X-Space") == "")
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.header("X-Padded") == "a b")
+        #expect(echo.header("X-Space") == "")
+        #expect(echo.header("Accept") == "")
+    }
+
+    /// An empty `Content-Type` never reaches the server: the build refuses it, and nothing is sent.
+    @Test(arguments: ["", " "])
+    func aBodyWithAnEmptyContentTypeIsRefused(contentType: String) async throws {
+        let call = Call(
+            endpoint: "/post", method: .post, parameters: Parameter.data(Data("x".utf8), contentType: contentType))
+        let result = await connect.request(call).asyncResult
+        guard case .failure(ConnectError.invalidRequest(let reason)) = result else {
+            Issue.record("expected invalidRequest, got \(result)")
+            return
+        }
+        #expect(reason == .invalidHeader(name: "Content-Type"))
+    }
+
     @Test func queryNamesAndValuesArriveExactlyInOrder() async throws {
         let call = Call(
             endpoint: "/get?fixed=1",
