@@ -64,7 +64,7 @@ public protocol Connector {
     /// The redirect policy for this call; `nil` (the default) uses the configuration's.
     var redirectPolicy: RedirectPolicy? { get }
     /// Decodes this call's responses: `decoded(toType:)` without a `decoder:`, validators such as
-    /// ``ResponseValidator/basicResponse(_:decoder:)`` and a ``DecodingErrorHandler`` without one of
+    /// ``ResponseValidator/basicResponse(_:decoder:validate:)`` and a ``DecodingErrorHandler`` without one of
     /// their own; `nil` (the default) uses the configuration's ``ConnectConfiguration/jsonDecoder``.
     var jsonDecoder: JSONDecoder? { get }
 }

@@ -5,7 +5,7 @@ import Foundation
 ///
 /// A `Future` is read-only; the ``Promise`` that made it completes it. `Connect` hands back
 /// futures for every request; chain them with ``map(_:)``, ``flatMap(_:)``,
-/// ``decoded(toType:keyPath:decoder:)`` and friends, then ``observe(_:)`` the result or
+/// `decoded(toType:keyPath:decoder:)` and friends, then ``observe(_:)`` the result or
 /// `await` ``value``.
 ///
 /// - Important: The threading contract.

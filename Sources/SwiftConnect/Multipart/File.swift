@@ -13,7 +13,7 @@ import Foundation
 /// - **A file on disk** (``init(name:key:mimeType:fileURL:)``): read chunk by chunk while
 ///   uploading, never whole into memory. Its size is measured when the request is built; a
 ///   missing or unreadable file fails the upload before anything is sent, and a file that changes
-///   size while it is being sent aborts the upload with ``ConnectError/uploadSourceChanged(_:)``.
+///   size while it is being sent aborts the upload with ``ConnectError/uploadSourceChanged(_:detail:)``.
 /// - **A stream of known length** (``init(name:key:mimeType:length:stream:)``): bytes produced
 ///   by an `InputStream` you create on demand.
 ///

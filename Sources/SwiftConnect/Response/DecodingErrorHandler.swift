@@ -19,9 +19,12 @@ public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtoco
 
     /// Creates a handler decoding `type` with `decoder`, and `fallback` for other bodies.
     ///
-    /// - Parameter decoder: Decodes error bodies; `nil` (the default) uses the `Connect`
-    ///   configuration's `jsonDecoder`, as `decoded(toType:)` does (a plain `JSONDecoder` when
-    ///   ``handle(_:)`` is called directly).
+    /// - Parameters:
+    ///   - type: The error body's type, thrown as the request's error when a body decodes as it.
+    ///   - decoder: Decodes error bodies; `nil` (the default) uses the `Connect` configuration's
+    ///     `jsonDecoder`, as `decoded(toType:)` does (a plain `JSONDecoder` when ``handle(_:)`` is
+    ///     called directly).
+    ///   - fallback: Handles the bodies that do not decode as `type`.
     public init(
         _ type: Body.Type, decoder: JSONDecoder? = nil, fallback: any ErrorHandlerProtocol = ErrorHandler()
     ) {

@@ -107,7 +107,8 @@ extension Future where Value == Response {
         }
     }
 
-    /// Decodes the body if there is a value (see ``Future/decodedIfPresent(toType:keyPath:decoder:)``).
+    /// Decodes the body if there is a value, as `decodedIfPresent(toType:keyPath:decoder:)` of a
+    /// `Future<Data>` does.
     ///
     /// - Parameters:
     ///   - type: The type to decode.
@@ -134,7 +135,7 @@ extension Future where Value == Response {
     }
 
     /// The body alone, taken where the response arrives; observers run on the callback queue.
-    /// Decoding it (``Future/decoded(toType:keyPath:decoder:)``) still reports the response with
+    /// Decoding it (`decoded(toType:keyPath:decoder:)`) still reports the response with
     /// a failure.
     @inlinable
     public var data: Future<Data> {

@@ -74,8 +74,12 @@ public struct ResponseValidator: Sendable {
     /// Requires every body to decode as `Basic` — the fields every reply of the service has
     /// (the Decree basic response) — and then passes it to `validate`.
     ///
-    /// - Parameter decoder: Decodes the body; `nil` (the default) uses the `Connect`
-    ///   configuration's `jsonDecoder`, as `decoded(toType:)` does.
+    /// - Parameters:
+    ///   - type: The fields every body must decode as.
+    ///   - decoder: Decodes the body; `nil` (the default) uses the `Connect` configuration's
+    ///     `jsonDecoder`, as `decoded(toType:)` does.
+    ///   - validate: Checks the decoded fields; what it throws fails the request as
+    ///     ``ConnectError/validationFailed(_:underlying:)``.
     public static func basicResponse<Basic: Decodable & Sendable>(
         _ type: Basic.Type, decoder: JSONDecoder? = nil,
         validate: @escaping @Sendable (Basic) throws -> Void = { _ in }

@@ -29,7 +29,7 @@ struct ASCIISet: Sendable {
     static let queryLiteral = ASCIISet(low: 0xAFFF_FFD2_0000_0000, high: 0x47FF_FFFE_87FF_FFFF)
 
     /// RFC 9110 tchar, the bytes of a token (a method or a header name): ALPHA / DIGIT and
-    /// ``!#$%&'*+-.^_`|~``.
+    /// the symbols `!#$%&'*+-.^_|~` and the backtick.
     static let token = ASCIISet(low: 0x03FF_6CFA_0000_0000, high: 0x57FF_FFFF_C7FF_FFFE)
 
     /// Whether `string` is an RFC 9110 token, as a method or a header name must be: one or more
