@@ -38,7 +38,7 @@ struct DocumentationTests {
             .joined(separator: "\n")
     }
 
-    @Test(arguments: ["README.md", "Usage.md"])
+    @Test(arguments: ["README.md", "Usage.md", "Sources/SwiftConnect/SwiftConnect.docc/SwiftConnect.md"])
     func everySwiftSampleIsCompiledByThisTarget(document: String) throws {
         let sources = try FileManager.default.contentsOfDirectory(atPath: Self.testsDirectory.path)
             .filter { $0.hasSuffix("Samples.swift") }
