@@ -184,11 +184,52 @@ enum DebugDescription {
         text += " in \(milliseconds) ms — \(response.request.httpMethod ?? "GET") "
         text += response.url.map(redactedURL) ?? ""
         for header in response.headers {
-            let shown = isSensitive(name: header.name, credentialHeaders: credentialHeaders) ? redacted : header.value
-            text += "\n\(header.name): \(shown)"
+            text += "\n\(header.name): \(shownValue(of: header, credentialHeaders: credentialHeaders))"
         }
         text += "\n\n" + body(response.data, credentialHeaders: credentialHeaders)
         return text
+    }
+
+    /// A response header's value as debug output shows it: redacted under a secret-looking name,
+    /// and the URLs in `Location`, `Content-Location`, `Link` and `Refresh` redacted as the request
+    /// line is (a redirect to an implicit-grant callback carries its token in `Location`).
+    static func shownValue(of header: HTTPHeader, credentialHeaders: Set<String> = []) -> String {
+        if isSensitive(name: header.name, credentialHeaders: credentialHeaders) { return redacted }
+        switch header.name.lowercased() {
+        case "location", "content-location": return redactedURL(header.value)
+        case "link": return redactedLinks(header.value)
+        case "refresh": return redactedRefresh(header.value)
+        default: return header.value
+        }
+    }
+
+    /// A `Link` header's value (`<https://…>; rel="next", <…>; rel="prev"`) with the URL between
+    /// each `<` and `>` redacted; the parameters as they were.
+    private static func redactedLinks(_ value: String) -> String {
+        var result = ""
+        var rest = value[...]
+        while let open = rest.firstIndex(of: "<"), let close = rest[open...].firstIndex(of: ">") {
+            result += rest[...open] + redactedURL(String(rest[rest.index(after: open)..<close])) + ">"
+            rest = rest[rest.index(after: close)...]
+        }
+        return result + rest
+    }
+
+    /// A `Refresh` header's value (`5; url=https://…`, the URL perhaps quoted) with its URL
+    /// redacted.
+    private static func redactedRefresh(_ value: String) -> String {
+        guard let key = value.range(of: "url=", options: .caseInsensitive) else { return value }
+        var url = value[key.upperBound...]
+        var (opening, closing) = ("", "")
+        if let first = url.first, first == "'" || first == "\"" {
+            opening = String(first)
+            url = url.dropFirst()
+            if url.last == first {
+                closing = opening
+                url = url.dropLast()
+            }
+        }
+        return value[..<key.upperBound] + opening + redactedURL(String(url)) + closing
     }
 
     /// Error description for a request that produced no response.

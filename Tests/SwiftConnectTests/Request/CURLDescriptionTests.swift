@@ -139,6 +139,38 @@ struct CURLDescriptionTests {
         #expect(text.contains("a://b"))
     }
 
+    /// A redirect to an implicit-grant callback carries the token in its `Location`: URLs in
+    /// response headers hide what the request line hides, and what the next hop's cURL line and
+    /// `ConnectError.tooManyRedirects` hide.
+    @Test func urlsInResponseHeadersAreRedactedAsTheRequestLineIs() throws {
+        let location = "https://app.test/cb?access_token=IMPLICITSECRET&state=s1"
+        let response = PipelineFixtures.response(
+            status: 302,
+            headers: [
+                "Location": location,
+                "Content-Location": "https://u:p4ssw0rd@h.test/doc",
+                "Link": #"<https://h.test/items?page=2&api_key=LINKSECRET>; rel="next", </items?page=1>; rel="first""#,
+                "Refresh": "5; url=https://h.test/next?password=REFRESHSECRET",
+                "X-Request-Id": "req-1",
+            ])
+        let text = DebugDescription.response(response, elapsed: 0)
+        for secret in ["IMPLICITSECRET", "p4ssw0rd", "LINKSECRET", "REFRESHSECRET"] {
+            #expect(!text.contains(secret), "\(secret) in \(text)")
+        }
+        let redactedLocation = DebugDescription.redactedURL(location)
+        #expect(text.contains("\nLocation: \(redactedLocation)\n"))
+        #expect(ConnectError.tooManyRedirects(response).description.hasSuffix(redactedLocation))
+        #expect(DebugDescription.curl(try request(location)).contains(DebugDescription.quoted(redactedLocation)))
+        #expect(text.contains("\nContent-Location: https://u:<redacted>@h.test/doc\n"))
+        #expect(
+            text.contains(
+                #"Link: <https://h.test/items?page=2&api_key=<redacted>>; rel="next", </items?page=1>; rel="first""#))
+        #expect(text.contains("\nRefresh: 5; url=https://h.test/next?password=<redacted>\n"))
+        #expect(text.contains("\nX-Request-Id: req-1\n"))
+        let quotedRefresh = HTTPHeader(name: "refresh", value: "0;URL='https://h.test/?token=t1'")
+        #expect(DebugDescription.shownValue(of: quotedRefresh) == "0;URL='https://h.test/?token=<redacted>'")
+    }
+
     /// Prose that mentions a URL is not one: redacting it as a URL mangled the sentence.
     @Test func proseMentioningAURLIsLeftAlone() {
         let note = "Visit https://example.com, open 10:30, contact me@x.org"
