@@ -133,10 +133,13 @@ enum DebugDescription {
         {
             return cleanedText
         }
-        if contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true {
-            return redactedFields(text, credentialHeaders: credentialHeaders)
-        }
+        if isForm(contentType) { return redactedFields(text, credentialHeaders: credentialHeaders) }
         return text
+    }
+
+    /// Whether `contentType` is `application/x-www-form-urlencoded`, with or without parameters.
+    private static func isForm(_ contentType: String?) -> Bool {
+        contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
     }
 
     private static func redactJSON(_ value: Any, credentialHeaders: Set<String>) -> Any {
@@ -186,7 +189,9 @@ enum DebugDescription {
         for header in response.headers {
             text += "\n\(header.name): \(shownValue(of: header, credentialHeaders: credentialHeaders))"
         }
-        text += "\n\n" + body(response.data, credentialHeaders: credentialHeaders)
+        text +=
+            "\n\n"
+            + body(response.data, contentType: response.headers["Content-Type"], credentialHeaders: credentialHeaders)
         return text
     }
 
@@ -239,7 +244,11 @@ enum DebugDescription {
         return "\(request.httpMethod ?? "GET") \(url) failed after \(milliseconds) ms: \(error)"
     }
 
-    static func body(_ data: Data, credentialHeaders: Set<String> = []) -> String {
+    /// A response body as debug output shows it: JSON pretty-printed with secret-looking keys
+    /// redacted, whatever `contentType` says; a form (`application/x-www-form-urlencoded`) with
+    /// secret-looking fields redacted, as a form request body is; other text as it is; binary data
+    /// by its size. No more than ``shownBodyLimit`` bytes of the text are shown.
+    static func body(_ data: Data, contentType: String? = nil, credentialHeaders: Set<String> = []) -> String {
         if data.isEmpty { return "<empty body>" }
         if let object = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]),
             let pretty = try? JSONSerialization.data(
@@ -248,6 +257,10 @@ enum DebugDescription {
             let text = shown(pretty, of: data)
         {
             return text
+        }
+        if isForm(contentType), let text = String(data: data, encoding: .utf8) {
+            let cleaned = redactedFields(text, credentialHeaders: credentialHeaders)
+            return shown(Data(cleaned.utf8), of: data) ?? cleaned  // UTF-8 in, cut where a character starts
         }
         return shown(data, of: data) ?? "<\(data.count) bytes of binary data>"
     }

@@ -252,6 +252,23 @@ struct CURLDescriptionTests {
         #expect(text.contains("-d \"username=bob&password=<redacted>&api%5Fkey=<redacted>&note=a%26b\""))
     }
 
+    /// An OAuth token endpoint may answer in a form (GitHub's does): its fields are redacted as a
+    /// form request body's are, and the body is still cut at the limit.
+    @Test func tokenLikeFieldsOfAFormResponseBodyAreRedacted() {
+        let response = PipelineFixtures.response(
+            status: 200, body: "access_token=gho_SECRET&scope=repo&refresh%5Ftoken=r-1",
+            headers: ["Content-Type": "application/x-www-form-urlencoded; charset=utf-8"])
+        let text = DebugDescription.response(response, elapsed: 0)
+        #expect(text.hasSuffix("\n\naccess_token=<redacted>&scope=repo&refresh%5Ftoken=<redacted>"), "\(text)")
+        let plain = PipelineFixtures.response(
+            status: 200, body: "access_token=visible-by-design", headers: ["Content-Type": "text/plain"])
+        #expect(DebugDescription.response(plain, elapsed: 0).hasSuffix("\n\naccess_token=visible-by-design"))
+        let long = Data(("token=t0p&note=" + String(repeating: "a", count: DebugDescription.shownBodyLimit)).utf8)
+        let shown = DebugDescription.body(long, contentType: "application/x-www-form-urlencoded")
+        #expect(shown.hasPrefix("token=<redacted>&note=aaa"))
+        #expect(shown.hasSuffix("a\n… (\(long.count) bytes in all)"))
+    }
+
     @Test func bodyOfOtherTypesIsPrintedAsIs() throws {
         let post = try request(
             "https://h.test/notes", method: "POST", headers: ["Content-Type": "text/plain"],
