@@ -124,15 +124,7 @@ enum DebugDescription {
     /// a form type, or none — as response bodies do. Other form bodies get secret-looking fields
     /// redacted. Names in `credentialHeaders` count as secret-looking.
     static func redactedBody(_ text: String, contentType: String?, credentialHeaders: Set<String> = []) -> String {
-        if let data = text.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data),
-            let cleaned = try? JSONSerialization.data(
-                withJSONObject: redactJSON(object, credentialHeaders: credentialHeaders),
-                options: [.sortedKeys, .withoutEscapingSlashes]),
-            let cleanedText = String(data: cleaned, encoding: .utf8)
-        {
-            return cleanedText
-        }
+        if let cleaned = redactedJSON(text, credentialHeaders: credentialHeaders) { return cleaned }
         if isForm(contentType) { return redactedFields(text, credentialHeaders: credentialHeaders) }
         return text
     }
@@ -140,6 +132,18 @@ enum DebugDescription {
     /// Whether `contentType` is `application/x-www-form-urlencoded`, with or without parameters.
     private static func isForm(_ contentType: String?) -> Bool {
         contentType?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+    }
+
+    /// `text` compact, keys sorted, secret-looking keys redacted, if it is a JSON object or array;
+    /// otherwise `nil`.
+    private static func redactedJSON(_ text: String, credentialHeaders: Set<String>) -> String? {
+        guard let data = text.data(using: .utf8),
+            let object = try? JSONSerialization.jsonObject(with: data),
+            let cleaned = try? JSONSerialization.data(
+                withJSONObject: redactJSON(object, credentialHeaders: credentialHeaders),
+                options: [.sortedKeys, .withoutEscapingSlashes])
+        else { return nil }
+        return String(data: cleaned, encoding: .utf8)
     }
 
     private static func redactJSON(_ value: Any, credentialHeaders: Set<String>) -> Any {
@@ -154,6 +158,10 @@ enum DebugDescription {
             return result
         case let array as [Any]:
             return array.map { redactJSON($0, credentialHeaders: credentialHeaders) }
+        case let string as String where holdsJSON(string):
+            // JSON as a value — httpbin's echo of the request body in `data` — hides what the body
+            // itself would: redacted inside, shown compact, still as a string.
+            return redactedJSON(string, credentialHeaders: credentialHeaders) ?? string
         case let string as String where isURL(string):
             // A URL as a value — an echo of the request, a link — hides what the request line
             // hides: a password in its authority, secret-looking query values.
@@ -161,6 +169,14 @@ enum DebugDescription {
         default:
             return value
         }
+    }
+
+    /// Whether `text` may hold a JSON object or array: its first character but whitespace is `{`
+    /// or `[`. Cheap, so that other strings are never parsed; one that only looks like JSON fails
+    /// to parse and is shown as it is.
+    private static func holdsJSON(_ text: String) -> Bool {
+        guard let first = text.first(where: { !$0.isWhitespace }) else { return false }
+        return first == "{" || first == "["
     }
 
     /// Whether `text` is a URL and nothing else: a scheme's `://`, no whitespace, and `URL` takes

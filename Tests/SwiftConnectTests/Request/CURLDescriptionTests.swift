@@ -171,6 +171,32 @@ struct CURLDescriptionTests {
         #expect(DebugDescription.shownValue(of: quotedRefresh) == "0;URL='https://h.test/?token=<redacted>'")
     }
 
+    /// httpbin's `/anything` echoes the request body as a string (`"data": "{\"password\":…}"`):
+    /// a string that holds a JSON object or array is redacted inside and shown compact, still as a
+    /// string.
+    @Test func jsonHeldInAJSONStringIsRedactedInside() throws {
+        let body = #"""
+            {"data":"{\"password\":\"JP1\",\"user\":\"a\",\"next\":\"https://h.test/?token=JT2\"}",\#
+            "list":" [{\"api_key\":\"JK3\"}, 2]","brace":"{not json","empty":"{}"}
+            """#
+        let text = DebugDescription.response(PipelineFixtures.response(status: 200, body: body), elapsed: 0)
+        for secret in ["JP1", "JT2", "JK3"] {
+            #expect(!text.contains(secret), "\(secret) in \(text)")
+        }
+        #expect(
+            text.contains(
+                #""{\"next\":\"https://h.test/?token=<redacted>\",\"password\":\"<redacted>\",\"user\":\"a\"}""#),
+            "\(text)")
+        #expect(text.contains(#""[{\"api_key\":\"<redacted>\"},2]""#), "\(text)")
+        #expect(text.contains(#""{not json""#))
+        #expect(text.contains(#""{}""#))
+        let post = try request(
+            "https://h.test/anything", method: "POST", headers: ["Content-Type": "application/json"],
+            body: Data(#"{"payload":"{\"refresh_token\":\"JR4\"}"}"#.utf8))
+        #expect(!DebugDescription.curl(post).contains("JR4"))
+        #expect(DebugDescription.curl(post).contains(#"refresh_token\\\":\\\"<redacted>"#))
+    }
+
     /// Prose that mentions a URL is not one: redacting it as a URL mangled the sentence.
     @Test func proseMentioningAURLIsLeftAlone() {
         let note = "Visit https://example.com, open 10:30, contact me@x.org"
