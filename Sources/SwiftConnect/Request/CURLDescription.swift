@@ -278,7 +278,30 @@ enum DebugDescription {
             let cleaned = redactedFields(text, credentialHeaders: credentialHeaders)
             return shown(Data(cleaned.utf8), of: data) ?? cleaned  // UTF-8 in, cut where a character starts
         }
+        if let lines = redactedJSONLines(data, credentialHeaders: credentialHeaders) {
+            return shown(Data(lines.utf8), of: data) ?? lines
+        }
         return shown(data, of: data) ?? "<\(data.count) bytes of binary data>"
+    }
+
+    /// A body of JSON lines (NDJSON, JSON Lines: one object or array a line, as streaming and
+    /// export APIs answer), each line redacted as a JSON body is; `nil` unless every line that is
+    /// not blank is a JSON object or array.
+    private static func redactedJSONLines(_ data: Data, credentialHeaders: Set<String>) -> String? {
+        guard data.contains(UInt8(ascii: "\n")), String(data: data, encoding: .utf8) != nil else { return nil }
+        var lines: [String] = []
+        // Split as bytes: to `String`, a CR LF is one character, which a split at LF misses.
+        for bytes in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            let line = String(decoding: bytes.last == UInt8(ascii: "\r") ? bytes.dropLast() : bytes, as: UTF8.self)
+            if line.allSatisfy(\.isWhitespace) {
+                lines.append(line)
+            } else if let redacted = redactedJSON(line, credentialHeaders: credentialHeaders) {
+                lines.append(redacted)
+            } else {
+                return nil
+            }
+        }
+        return lines.joined(separator: "\n")
     }
 
     /// How much of a body debug output shows: 64 KiB of its text, pretty-printed or not.

@@ -295,6 +295,17 @@ struct CURLDescriptionTests {
         #expect(shown.hasSuffix("a\n… (\(long.count) bytes in all)"))
     }
 
+    /// NDJSON (one JSON object a line) is not one JSON document: each line is redacted as one.
+    /// Text with a line that is not JSON is shown as it is.
+    @Test func tokenLikeKeysOfAJSONLinesBodyAreRedacted() {
+        let lines = Data("{\"token\":\"NDSECRET1\",\"n\":1}\r\n\n[{\"password\":\"NDSECRET2\"}]\n".utf8)
+        let shown = DebugDescription.body(lines)
+        #expect(!shown.contains("NDSECRET"), "\(shown)")
+        #expect(shown == "{\"n\":1,\"token\":\"<redacted>\"}\n\n[{\"password\":\"<redacted>\"}]\n")
+        let prose = Data("{\"token\":\"visible\"}\nnot json\n".utf8)
+        #expect(DebugDescription.body(prose) == "{\"token\":\"visible\"}\nnot json\n")
+    }
+
     @Test func bodyOfOtherTypesIsPrintedAsIs() throws {
         let post = try request(
             "https://h.test/notes", method: "POST", headers: ["Content-Type": "text/plain"],
