@@ -126,7 +126,7 @@ enum DebugDescription {
     static func redactedBody(_ text: String, contentType: String?, credentialHeaders: Set<String> = []) -> String {
         if let cleaned = redactedJSON(text, credentialHeaders: credentialHeaders) { return cleaned }
         if isForm(contentType) { return redactedFields(text, credentialHeaders: credentialHeaders) }
-        return text
+        return redactedJSONLines(Data(text.utf8), credentialHeaders: credentialHeaders) ?? text
     }
 
     /// Whether `contentType` is `application/x-www-form-urlencoded`, with or without parameters.

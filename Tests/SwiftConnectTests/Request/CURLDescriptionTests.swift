@@ -302,6 +302,9 @@ struct CURLDescriptionTests {
         let shown = DebugDescription.body(lines)
         #expect(!shown.contains("NDSECRET"), "\(shown)")
         #expect(shown == "{\"n\":1,\"token\":\"<redacted>\"}\n\n[{\"password\":\"<redacted>\"}]\n")
+        let sent = DebugDescription.redactedBody(
+            "{\"token\":\"NDSECRET3\"}\n{\"n\":2}", contentType: "application/x-ndjson")
+        #expect(sent == "{\"token\":\"<redacted>\"}\n{\"n\":2}", "a request body of JSON lines too")
         let prose = Data("{\"token\":\"visible\"}\nnot json\n".utf8)
         #expect(DebugDescription.body(prose) == "{\"token\":\"visible\"}\nnot json\n")
     }
