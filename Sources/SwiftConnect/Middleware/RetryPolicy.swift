@@ -95,7 +95,7 @@ public struct RetryPolicy: RequestRetrier {
 
     /// The delay before retry number `retry` (1 for the first retry), jitter applied.
     public func delay(beforeRetry retry: Int) -> TimeInterval {
-        let exponential = baseDelay * pow(multiplier, Double(max(0, retry - 1)))
+        let exponential = baseDelay * pow(multiplier, Double(max(1, retry) - 1))  // `retry - 1` overflows at Int.min
         let capped = min(maximumDelay, exponential)
         let spread = min(1, max(0, jitter))
         return capped * (1 - spread + spread * min(1, max(0, random())))

@@ -448,4 +448,12 @@ struct RetryPolicyPipelineTests {
         try await Task.sleep(nanoseconds: 100_000_000)
         #expect(transport.requests.count == 1)
     }
+
+    /// Any retry number, however odd, gives the first retry's delay at least: `Int.min` trapped.
+    @Test func aRetryNumberBelowOneGivesTheFirstDelay() {
+        let policy = RetryPolicy(baseDelay: 0.5, jitter: 0)
+        #expect(policy.delay(beforeRetry: Int.min) == 0.5)
+        #expect(policy.delay(beforeRetry: 0) == 0.5)
+        #expect(policy.delay(beforeRetry: 1) == 0.5)
+    }
 }
