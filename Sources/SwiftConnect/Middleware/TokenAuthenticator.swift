@@ -149,12 +149,25 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     }
 
     /// On a `401`, refreshes (once for all requests rejected with the same token) and retries.
+    ///
+    /// Only a `401` that rejected the token: one from a redirect's hop that the token never reached
+    /// (another origin) is not retried. Nor is a request that is not idempotent when the `401`
+    /// answered another request than the one sent — the `GET` a `303` turned a `POST` into, or a
+    /// hop to another origin: the server may have acted on the request already.
     public func retry(_ attempt: FailedAttempt) async -> RetryResult {
         let refreshRetries = attempt.earlierStatusCodes.filter { $0 == 401 }.count
-        guard attempt.statusCode == 401, refreshRetries < retriesPerRequest, let response = attempt.response else {
+        guard attempt.statusCode == 401, refreshRetries < retriesPerRequest, let response = attempt.response,
+            let rejected = response.request.value(forHTTPHeaderField: headerName)
+        else {
             return .doNotRetry
         }
-        let rejected = response.request.value(forHTTPHeaderField: headerName)
+        let answered = response.request
+        if !attempt.isIdempotent,
+            answered.httpMethod != attempt.request.httpMethod
+                || !RedirectSafety.isSameOrigin(answered.url, attempt.request.url)
+        {
+            return .doNotRetry
+        }
         do {
             let renewed = try await store.token(afterRejecting: rejected) { self.header($0).value }
             return renewed == nil ? .doNotRetry : .retry
@@ -210,10 +223,28 @@ private actor TokenStore {
     /// A token fit to send: the current one, or a refreshed one if it is missing, expiring or
     /// discarded.
     func validToken(leeway: TimeInterval) async throws -> AccessToken {
-        if let refreshing { return try await refreshing.value }
-        if let token, token != unusable, !token.isExpired(at: now(), leeway: leeway) { return token }
-        guard let renewed = try await refresh() else { throw TokenRefreshLimitReached() }
-        return renewed
+        if let refreshing { return try await result(of: refreshing) }
+        if let token = usableToken(leeway: leeway) { return token }
+        if let renewed = try await refresh() { return renewed }
+        // The refresh limit is reached. A token within its leeway has not expired yet: send it
+        // rather than nothing.
+        if let token = usableToken(leeway: 0) { return token }
+        throw TokenRefreshLimitReached()
+    }
+
+    /// The current token, unless it is missing, discarded, or expires within `leeway`.
+    private func usableToken(leeway: TimeInterval) -> AccessToken? {
+        guard let token, token != unusable, !token.isExpired(at: now(), leeway: leeway) else { return nil }
+        return token
+    }
+
+    /// What a request waiting on `refreshing` sends: the refreshed token, or the one `setToken`
+    /// put in its place meanwhile (a refresh running does not overwrite it).
+    private func result(of refreshing: Task<AccessToken, any Error>) async throws -> AccessToken {
+        let seen = generation
+        let renewed = try await refreshing.value
+        guard generation != seen, let token else { return renewed }
+        return token
     }
 
     /// The token to retry with after the server rejected `rejectedValue`: the current one if
@@ -221,7 +252,7 @@ private actor TokenStore {
     func token(afterRejecting rejectedValue: String?, headerValue: (AccessToken) -> String) async throws
         -> AccessToken?
     {
-        if let refreshing { return try await refreshing.value }
+        if let refreshing { return try await result(of: refreshing) }
         if let token, headerValue(token) != rejectedValue { return token }
         return try await refresh()
     }
@@ -238,7 +269,18 @@ private actor TokenStore {
         let expired = token
         let startedGeneration = generation
         let refresher = self.refresher
-        let task = Task { try await refresher.refreshToken(replacing: expired) }
+        let task = Task {
+            do {
+                return try await refresher.refreshToken(replacing: expired)
+            } catch {
+                // A refresh cancelled — its login request caught by `cancelAllRequests()`, say — says
+                // nothing about the token: the next request tries again. Its error must not pass for
+                // the cancellation of the requests waiting on it, which nobody cancelled: each of
+                // them, this one's and those awaiting `refreshing`, gets the same error.
+                if ConnectError.isCancellation(error) { throw TokenRefreshCancelled(underlying: error) }
+                throw error
+            }
+        }
         refreshing = task
         defer { refreshing = nil }
         do {
@@ -248,11 +290,10 @@ private actor TokenStore {
             lastFailure = nil
             return renewed
         } catch {
-            // A refresh cancelled — its login request caught by `cancelAllRequests()`, say — says
-            // nothing about the token: the next request tries again. Its error must not pass for the
-            // cancellation of the requests waiting on it, which nobody cancelled.
-            if ConnectError.isCancellation(error) { throw TokenRefreshCancelled(underlying: error) }
-            if generation == startedGeneration { lastFailure = (expired, error, now()) }
+            // A cancelled refresh is not remembered: the next request tries again.
+            if !(error is TokenRefreshCancelled), generation == startedGeneration {
+                lastFailure = (expired, error, now())
+            }
             throw error
         }
     }

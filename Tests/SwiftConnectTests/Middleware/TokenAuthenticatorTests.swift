@@ -307,6 +307,31 @@ struct TokenAuthenticatorConcurrencyTests {
         #expect(refresher.calls.value == 2)
     }
 
+    /// Every request waiting on the cancelled refresh gets the same error, not only the one that
+    /// started it.
+    @Test func requestsWaitingOnACancelledRefreshFailWithTokenRefreshCancelledToo() async throws {
+        let refreshStarted = Fixtures.Gate()
+        let refreshMayFinish = Fixtures.Gate()
+        let refresher = CountingRefresher { _ in
+            refreshStarted.open()
+            try await refreshMayFinish.wait()
+            throw ConnectError.cancelled
+        }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = connect.request(Middleware.Call())
+        try await refreshStarted.wait()
+        let waiting = (0..<3).map { _ in connect.request(Middleware.Call()) }
+        try await Task.sleep(nanoseconds: 50_000_000)  // the others are waiting on the refresh by now
+        refreshMayFinish.open()
+        for future in [first] + waiting {
+            let error = Fixtures.error(of: await future.asyncResult)
+            #expect(error is TokenRefreshCancelled, "\(String(describing: error))")
+        }
+        #expect(transport.requests.isEmpty)
+    }
+
     /// The same after a `401`: the request is not reported cancelled.
     @Test func aCancelledRefreshAfterA401IsNotTheRequestsCancellation() async throws {
         let refresher = CountingRefresher { _ in throw CancellationError() }
@@ -383,6 +408,86 @@ struct TokenAuthenticatorTests {
         #expect(await authenticator.token == AccessToken("set-by-user"))
         _ = try await connect.request(Middleware.Call()).value
         #expect(transport.requests.last.map(authorization) == "Bearer set-by-user")
+    }
+
+    /// Requests that arrive while a refresh runs send the token set meanwhile too, not the
+    /// refresh's.
+    @Test func requestsWaitingOnARefreshSendTheTokenSetDuringIt() async throws {
+        let refreshStarted = Fixtures.Gate()
+        let refreshMayFinish = Fixtures.Gate()
+        let refresher = CountingRefresher { _ in
+            refreshStarted.open()
+            try await refreshMayFinish.wait()
+            return AccessToken("refreshed")
+        }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = connect.request(Middleware.Call())
+        try await refreshStarted.wait()
+        let second = connect.request(Middleware.Call())
+        try await Task.sleep(nanoseconds: 50_000_000)  // waiting on the refresh by now
+        await authenticator.setToken(AccessToken("set-by-user"))
+        refreshMayFinish.open()
+        _ = try await first.value
+        _ = try await second.value
+        #expect(transport.requests.map(authorization) == ["Bearer set-by-user", "Bearer set-by-user"])
+    }
+
+    /// A token that lives no longer than the leeway is refreshed before each request; once the
+    /// refresh limit is reached, it is still sent while it has not expired, rather than nothing.
+    @Test func aTokenWithinItsLeewayIsSentOnceTheRefreshLimitIsReached() async throws {
+        let clock = Clock(start)
+        let refresher = CountingRefresher { call in AccessToken("t\(call)", expiresAt: clock.now + 5) }
+        let authenticator = TokenAuthenticator(
+            token: nil, refresher: refresher, leeway: 10, maximumRefreshes: 2, now: { clock.now })
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        for _ in 0..<4 { _ = try await connect.request(Middleware.Call()).value }
+        #expect(transport.requests.map(authorization) == ["Bearer t1", "Bearer t2", "Bearer t2", "Bearer t2"])
+        clock.advance(by: 6)  // t2 has expired now: nothing to send
+        let result = await connect.request(Middleware.Call()).asyncResult
+        #expect(Fixtures.error(of: result) is TokenRefreshLimitReached)
+        #expect(transport.requests.count == 4)
+    }
+
+    /// A `401` the token never reached — a redirect's hop to another origin, which loses the
+    /// token — is not the token's rejection: nothing is refreshed or retried.
+    @Test func a401FromAHopTheTokenNeverReachedIsNotRetried() async throws {
+        let transport = RecordingTransport { request in
+            request.url?.host == "api.test"
+                ? Middleware.redirect("http://other.test/items/5", status: 302)
+                : Fixtures.json(#"{"message":"who are you"}"#, status: 401)
+        }
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect(isUnauthorized(result))
+        #expect(transport.requests.map(\.url?.host) == ["api.test", "other.test"])
+        #expect(refresher.calls.value == 0)
+    }
+
+    /// A `POST` a `303` turned into a `GET`: the server acted on the `POST` already. A `401` on
+    /// the `GET` — same origin, the token expired in between — must not send the `POST` again.
+    @Test func aPostIsNotSentAgainAfterA401OnTheGetA303LedTo() async throws {
+        let transport = RecordingTransport { request in
+            if request.httpMethod == "POST" { return Middleware.redirect("http://api.test/items/5", status: 303) }
+            return Fixtures.json(#"{"message":"token expired"}"#, status: 401)
+        }
+        let refresher = CountingRefresher { _ in AccessToken("new") }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher)
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call(method: .post)).asyncResult
+        #expect(isUnauthorized(result))
+        #expect(transport.requests.map(\.httpMethod) == ["POST", "GET"])
+        // A `POST` rejected itself is refreshed and sent again, as before.
+        let rejecting = server(accepting: "new")
+        let retried = TokenAuthenticator(
+            token: AccessToken("old"), refresher: CountingRefresher { _ in AccessToken("new") })
+        _ = try await Middleware.connect(transport: rejecting, middleware: retried)
+            .request(Middleware.Call(method: .post)).value
+        #expect(rejecting.requests.map(authorization) == ["Bearer old", "Bearer new"])
     }
 
     @Test func expiredTokenIsRefreshedBeforeSending() async throws {
