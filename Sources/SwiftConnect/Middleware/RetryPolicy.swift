@@ -20,7 +20,8 @@ import Foundation
 /// `1 - jitter ... 1`. A `Retry-After` header (seconds or an HTTP date) replaces that delay; one
 /// longer than `maximumRetryAfter` stops the retries instead.
 public struct RetryPolicy: RequestRetrier {
-    /// Attempts in all, the first one included. `3` means up to two retries.
+    /// Attempts in all, the first one included. `3` means up to two retries. No request is sent
+    /// more than 20 times, whatever the retriers say: above 20 this changes nothing.
     public var maximumAttempts: Int
     /// The statuses that are retried.
     public var retryableStatusCodes: Set<Int>
