@@ -59,7 +59,9 @@ public struct UploadBody: Sendable {
         let reader = makeReader()
         defer { reader.close() }
         var data = Data()
-        if let capacity = Int(exactly: contentLength) { data.reserveCapacity(capacity) }
+        // The declared length is a promise a stream may break: reserving it whole trapped for a
+        // stream that declares more than memory holds. Past 64 MiB the data grows as it is read.
+        if let capacity = Int(exactly: contentLength) { data.reserveCapacity(min(capacity, 64 << 20)) }
         let chunkSize = 64 * 1024
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
         defer { buffer.deallocate() }

@@ -211,11 +211,15 @@ final class UploadBodyReader: @unchecked Sendable {
         return descriptor
     }
 
-    /// After the measured length was read: the file must not have grown.
+    /// After the measured length was read: the file must not have grown, nor been deleted (an
+    /// open file can still be read whole once its name is gone).
     private static func checkUnchanged(_ descriptor: Int32, length: Int64, source: File) throws(ConnectError) {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             throw .uploadSourceChanged(source, detail: "it could not be checked: \(errorText(errno))")
+        }
+        if info.st_nlink == 0 {
+            throw .uploadSourceChanged(source, detail: "it was deleted while it was sent")
         }
         if Int64(info.st_size) != length {
             throw .uploadSourceChanged(

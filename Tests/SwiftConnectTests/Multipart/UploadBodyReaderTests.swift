@@ -98,6 +98,31 @@ struct UploadBodyReaderTests {
         #expect(reader.failure?.isUploadSourceChanged == true)
     }
 
+    /// An open file can be read whole after it is deleted: its name being gone still aborts the
+    /// body, so the server never receives a complete one.
+    @Test func fileDeletedWhileReadFailsTheReader() throws {
+        let directory = try TemporaryDirectory()
+        let url = try directory.file("a.bin", Data(repeating: 1, count: 1000))
+        let body = try body(File(key: "k", fileURL: url))
+        let reader = body.makeReader()
+        // The first read takes the part's headers and opens the file.
+        let (_, result) = try readAll(reader, chunk: 300) { try FileManager.default.removeItem(at: url) }
+        #expect(result == -1)
+        guard case .uploadSourceChanged(_, let detail)? = reader.failure else {
+            Issue.record("expected uploadSourceChanged, got \(String(describing: reader.failure))")
+            return
+        }
+        #expect(detail == "it was deleted while it was sent")
+    }
+
+    /// The in-memory body of a transport that cannot stream reserves no more than 64 MiB up front:
+    /// a stream that declares more than memory holds (and ends early) fails, rather than trapping.
+    @Test func aStreamDeclaringMoreThanMemoryFailsTheInMemoryBodyWithoutTrapping() throws {
+        let file = File(name: "s", key: "k", mimeType: .binary, length: 1 << 46) { InputStream(data: Data(count: 10)) }
+        let body = try body(file)
+        #expect(throws: ConnectError.self) { try body.data() }
+    }
+
     @Test func fileChangedBetweenMeasuringAndSendingFailsTheReader() throws {
         let directory = try TemporaryDirectory()
         let url = try directory.file("a.bin", Data(repeating: 1, count: 100))
