@@ -195,7 +195,15 @@ public final class Connect: Sendable {
         } else {
             task = Task(operation: run)
         }
-        future.setCancelAction { task.cancel() }
+        if let progress = pipeline.uploadProgress {
+            // An upload's progress ends with the caller's `cancel()`, not when URLSession is done.
+            future.setCancelAction {
+                progress.cancel()
+                task.cancel()
+            }
+        } else {
+            future.setCancelAction { task.cancel() }
+        }
         return future
     }
 

@@ -15,6 +15,8 @@ final class UploadProgressReporter: Sendable {
         var delivered: Int64 = -1
         var deliveryQueued = false
         var finished = false
+        /// Set by ``cancel()``: a delivery queued before it is dropped.
+        var cancelled = false
     }
 
     private let queue: DispatchQueue
@@ -66,6 +68,16 @@ final class UploadProgressReporter: Sendable {
         continuation?.finish()
     }
 
+    /// Ends the reports of a cancelled upload at once: nothing is reported after the caller's
+    /// `cancel()`, not even a delivery already queued.
+    func cancel() {
+        state.withLock { state in
+            state.finished = true
+            state.cancelled = true
+        }
+        continuation?.finish()
+    }
+
     /// Runs `body` on the progress queue after every delivery queued so far — so that whoever
     /// learns of the upload's end has already seen its last progress.
     func afterDeliveries(_ body: @escaping @Sendable () -> Void) {
@@ -75,7 +87,7 @@ final class UploadProgressReporter: Sendable {
     private func deliver() {
         let progress: UploadProgress? = state.withLock { state in
             state.deliveryQueued = false
-            guard state.latest > state.delivered else { return nil }
+            guard !state.cancelled, state.latest > state.delivered else { return nil }
             state.delivered = state.latest
             return UploadProgress(bytesSent: state.latest, totalBytes: state.totalBytes)
         }

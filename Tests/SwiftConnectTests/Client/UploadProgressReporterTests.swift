@@ -18,6 +18,28 @@ struct UploadProgressReporterTests {
         #expect(values == [10, 60, 100])
     }
 
+    /// After `cancel()`, nothing is delivered: not a report that comes later, nor a delivery
+    /// queued before it; the stream ends.
+    @Test func nothingIsDeliveredAfterCancel() async {
+        let queue = DispatchQueue(label: "test.progress")
+        let values = PipelineFixtures.Recorder<Int64>()
+        let (stream, continuation) = AsyncStream.makeStream(of: UploadProgress.self)
+        let reporter = UploadProgressReporter(
+            queue: queue, handler: { values.append($0.bytesSent) }, continuation: continuation)
+        reporter.start(totalBytes: 100)
+        queue.sync {
+            reporter.report(bytesSent: 10)  // its delivery waits behind this block
+            reporter.cancel()
+            reporter.report(bytesSent: 50)
+        }
+        reporter.finish(succeeded: false)
+        await withCheckedContinuation { continuation in queue.async { continuation.resume() } }
+        #expect(values.values.isEmpty)
+        var streamed: [Int64] = []
+        for await progress in stream { streamed.append(progress.bytesSent) }
+        #expect(streamed == [10])
+    }
+
     @Test func reporterCoalescesCallbacksAndDeliversTheNewest() async {
         let queue = DispatchQueue(label: "test.progress")
         let values = PipelineFixtures.Recorder<Int64>()
