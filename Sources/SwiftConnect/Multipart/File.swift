@@ -74,6 +74,10 @@ public struct File: Sendable, CustomStringConvertible {
     /// Bytes after the first `length` are not read, so a longer stream is sent cut to its length:
     /// asking for one more byte could block on a pipe whose writer has said all it will.
     ///
+    /// - Important: The stream is read on URLSession's own thread, shared by every transfer of the
+    ///   `Connect`: `read` must return promptly. A read that waits holds up every request of that
+    ///   `Connect`, and cancelling cannot interrupt it.
+    ///
     /// - Parameters:
     ///   - name: The file name the server sees.
     ///   - key: The form field name.
