@@ -190,21 +190,23 @@ struct ConnectMiddlewareRetrierTests {
         #expect(transport.requests.isEmpty)
     }
 
+    /// The outcome of a request whose one adapter applies `adapt`, and the transport it went to.
+    private func sent(adapting adapt: @escaping @Sendable (inout URLRequest) -> Void) async
+        -> (Result<Data, any Error>, RecordingTransport)
+    {
+        let transport = RecordingTransport { _ in Fixtures.json("[]") }
+        let adapter = ClosureAdapter { request in
+            var request = request
+            adapt(&request)
+            return request
+        }
+        let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
+        return (await connect.request(TestConnector()).asyncResult, transport)
+    }
+
     /// An adapter's request is held to the build's other rules too: no header framing the body, an
     /// http(s) URL, and a timeout URLSession can take (FoundationNetworking traps on NaN and infinity).
     @Test func anAdaptersFramingHeaderURLOrTimeoutTheBuildWouldRefuseFailsTheRequestAndNothingIsSent() async throws {
-        func sent(adapting adapt: @escaping @Sendable (inout URLRequest) -> Void) async
-            -> (Result<Data, any Error>, RecordingTransport)
-        {
-            let transport = RecordingTransport { _ in Fixtures.json("[]") }
-            let adapter = ClosureAdapter { request in
-                var request = request
-                adapt(&request)
-                return request
-            }
-            let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
-            return (await connect.request(TestConnector()).asyncResult, transport)
-        }
         let (framed, framedTransport) = await sent { $0.setValue("5", forHTTPHeaderField: "Content-Length") }
         #expect(invalidRequestReason(of: framed) == .reservedHeader(name: "Content-Length"))
         #expect(framedTransport.requests.isEmpty)
@@ -225,18 +227,6 @@ struct ConnectMiddlewareRetrierTests {
     /// A method an adapter sets is held to the build's rules: a token (a line break in it would
     /// rewrite the request line — another path, another header), and no body on GET or HEAD.
     @Test func anAdaptersMethodOrBodyTheBuildWouldRefuseFailsTheRequestAndNothingIsSent() async throws {
-        func sent(adapting adapt: @escaping @Sendable (inout URLRequest) -> Void) async
-            -> (Result<Data, any Error>, RecordingTransport)
-        {
-            let transport = RecordingTransport { _ in Fixtures.json("[]") }
-            let adapter = ClosureAdapter { request in
-                var request = request
-                adapt(&request)
-                return request
-            }
-            let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
-            return (await connect.request(TestConnector()).asyncResult, transport)
-        }
         let injected = "GET /headers HTTP/1.1\r\nX-Injected: 1\r\nX-Pad:"
         let (line, lineTransport) = await sent { $0.httpMethod = injected }
         #expect(invalidRequestReason(of: line) == .invalidMethod(injected))

@@ -28,6 +28,27 @@ private final class CountingRefresher: TokenRefresher, @unchecked Sendable {
     }
 }
 
+/// A refresher that tests hold open: each call opens `started`, then waits for `mayFinish` before
+/// answering with `answer`.
+private final class HeldRefresher: TokenRefresher, @unchecked Sendable {
+    // @unchecked Sendable: its gates and counter are thread-safe, `answer` a Sendable closure.
+    let calls = Fixtures.Counter()
+    let started = Fixtures.Gate()
+    let mayFinish = Fixtures.Gate()
+    private let answer: @Sendable () throws -> AccessToken
+
+    init(_ answer: @escaping @Sendable () throws -> AccessToken) {
+        self.answer = answer
+    }
+
+    func refreshToken(replacing expired: AccessToken?) async throws -> AccessToken {
+        calls.increment()
+        started.open()
+        try await mayFinish.wait()
+        return try answer()
+    }
+}
+
 private struct RefreshFailed: Error, Equatable {}
 
 /// A clock tests move by hand.
@@ -259,25 +280,19 @@ struct TokenAuthenticatorConcurrencyTests {
     }
 
     @Test func cancellingTheRequestThatStartedTheRefreshDoesNotFailTheOthers() async throws {
-        let refreshMayFinish = Fixtures.Gate()
-        let refreshStarted = Fixtures.Gate()
-        let refresher = CountingRefresher { _ in
-            refreshStarted.open()
-            try await refreshMayFinish.wait()
-            return AccessToken("new")
-        }
+        let refresher = HeldRefresher { AccessToken("new") }
         let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
         let transport = server(accepting: "new")
         let connect = Middleware.connect(transport: transport, middleware: authenticator)
 
         let first = connect.request(Middleware.Call())
-        try await refreshStarted.wait()
+        try await refresher.started.wait()
         let second = connect.request(Middleware.Call())
         first.cancel()
         let firstResult = await first.asyncResult
         #expect((Fixtures.error(of: firstResult) as? ConnectError)?.isCancellation == true)
 
-        refreshMayFinish.open()
+        refresher.mayFinish.open()
         let data = try await second.value
         #expect(data == Data(#"{"ok":true}"#.utf8))
         #expect(refresher.calls.value == 1)
@@ -310,21 +325,15 @@ struct TokenAuthenticatorConcurrencyTests {
     /// Every request waiting on the cancelled refresh gets the same error, not only the one that
     /// started it.
     @Test func requestsWaitingOnACancelledRefreshFailWithTokenRefreshCancelledToo() async throws {
-        let refreshStarted = Fixtures.Gate()
-        let refreshMayFinish = Fixtures.Gate()
-        let refresher = CountingRefresher { _ in
-            refreshStarted.open()
-            try await refreshMayFinish.wait()
-            throw ConnectError.cancelled
-        }
+        let refresher = HeldRefresher { throw ConnectError.cancelled }
         let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
         let transport = RecordingTransport()
         let connect = Middleware.connect(transport: transport, middleware: authenticator)
         let first = connect.request(Middleware.Call())
-        try await refreshStarted.wait()
+        try await refresher.started.wait()
         let waiting = (0..<3).map { _ in connect.request(Middleware.Call()) }
         try await Task.sleep(nanoseconds: 50_000_000)  // the others are waiting on the refresh by now
-        refreshMayFinish.open()
+        refresher.mayFinish.open()
         for future in [first] + waiting {
             let error = Fixtures.error(of: await future.asyncResult)
             #expect(error is TokenRefreshCancelled, "\(String(describing: error))")
@@ -389,20 +398,14 @@ struct TokenAuthenticatorTests {
     /// Logging out (or in) while a refresh is running: the token set last must stay, not be
     /// overwritten when the older refresh finishes.
     @Test func tokenSetDuringARefreshIsNotOverwrittenByThatRefresh() async throws {
-        let refreshStarted = Fixtures.Gate()
-        let refreshMayFinish = Fixtures.Gate()
-        let refresher = CountingRefresher { _ in
-            refreshStarted.open()
-            try await refreshMayFinish.wait()
-            return AccessToken("refreshed")
-        }
+        let refresher = HeldRefresher { AccessToken("refreshed") }
         let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
         let transport = RecordingTransport()
         let connect = Middleware.connect(transport: transport, middleware: authenticator)
         let first = connect.request(Middleware.Call())
-        try await refreshStarted.wait()
+        try await refresher.started.wait()
         await authenticator.setToken(AccessToken("set-by-user"))
-        refreshMayFinish.open()
+        refresher.mayFinish.open()
         _ = await first.asyncResult
 
         #expect(await authenticator.token == AccessToken("set-by-user"))
@@ -413,22 +416,16 @@ struct TokenAuthenticatorTests {
     /// Requests that arrive while a refresh runs send the token set meanwhile too, not the
     /// refresh's.
     @Test func requestsWaitingOnARefreshSendTheTokenSetDuringIt() async throws {
-        let refreshStarted = Fixtures.Gate()
-        let refreshMayFinish = Fixtures.Gate()
-        let refresher = CountingRefresher { _ in
-            refreshStarted.open()
-            try await refreshMayFinish.wait()
-            return AccessToken("refreshed")
-        }
+        let refresher = HeldRefresher { AccessToken("refreshed") }
         let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
         let transport = RecordingTransport()
         let connect = Middleware.connect(transport: transport, middleware: authenticator)
         let first = connect.request(Middleware.Call())
-        try await refreshStarted.wait()
+        try await refresher.started.wait()
         let second = connect.request(Middleware.Call())
         try await Task.sleep(nanoseconds: 50_000_000)  // waiting on the refresh by now
         await authenticator.setToken(AccessToken("set-by-user"))
-        refreshMayFinish.open()
+        refresher.mayFinish.open()
         _ = try await first.value
         _ = try await second.value
         #expect(transport.requests.map(authorization) == ["Bearer set-by-user", "Bearer set-by-user"])
