@@ -37,7 +37,7 @@ public final class Connect: Sendable {
     /// What sends the requests.
     public let transport: any Transport
 
-    private let inFlight = LockedBox(InFlight())
+    private let inFlight = RequestRegistry()
     /// The headers every build starts from: the headers a ``URLSessionTransport`` took out of its
     /// session's `httpAdditionalHeaders`, then ``ConnectConfiguration/defaultHeaders``.
     let defaultHeaders: [HTTPHeader]
@@ -80,7 +80,20 @@ public final class Connect: Sendable {
     ///     status, the elapsed time and the pretty-printed body, through the configuration's logger.
     /// - Returns: A future of the body, on the configuration's callback queue.
     public func request(_ request: Connector, debugResponse: Bool = false) -> Future<Data> {
-        response(request, debugResponse: debugResponse).data
+        let built: URLRequest
+        do {
+            built = try urlRequest(for: request)
+        } catch {
+            return failure(error, debugResponse: debugResponse).data
+        }
+        let pipeline = pipeline(for: request, debugResponse: debugResponse)
+        let response = pendingResponse(for: pipeline)
+        // What `data` makes, but completed with the response's future by the request's promise
+        // rather than by an observer of it (see `RequestPromise`).
+        let body = response.derived(Data.self)
+        body.responseSource = response
+        send(built, pipeline: pipeline, completing: response, body: body)
+        return body
     }
 
     /// Sends the request `connector` describes; the future delivers the whole ``Response`` —
@@ -95,10 +108,15 @@ public final class Connect: Sendable {
         do {
             request = try urlRequest(for: connector)
         } catch {
-            if debugResponse { configuration.logger.log("SwiftConnect: \(error)") }
-            return Future(result: .failure(error), callbackQueue: configuration.callbackQueue, context: futureContext)
+            return failure(error, debugResponse: debugResponse)
         }
         return send(request, pipeline: pipeline(for: connector, debugResponse: debugResponse))
+    }
+
+    /// The future of a request that could not be built.
+    private func failure(_ error: any Error, debugResponse: Bool) -> Future<Response> {
+        if debugResponse { configuration.logger.log("SwiftConnect: \(error)") }
+        return Future(result: .failure(error), callbackQueue: configuration.callbackQueue, context: futureContext)
     }
 
     /// The pipeline for one of `connector`'s requests.
@@ -145,11 +163,7 @@ public final class Connect: Sendable {
     /// Cancels every request this client has in flight; each future fails with
     /// ``ConnectError/cancelled``.
     public func cancelAllRequests() {
-        let futures = inFlight.withLock { inFlight in
-            defer { inFlight.futures.removeAll() }
-            return Array(inFlight.futures.values)
-        }
-        for future in futures { future.cancel() }
+        inFlight.cancelAll()
     }
 
     // MARK: Pipeline
@@ -158,23 +172,38 @@ public final class Connect: Sendable {
 
     /// Runs a built request through middleware, transport, validation and retries.
     func send(_ request: URLRequest, pipeline: Pipeline) -> Future<Response> {
-        let future = Future<Response>(
+        let future = pendingResponse(for: pipeline)
+        send(request, pipeline: pipeline, completing: future, body: nil)
+        return future
+    }
+
+    /// The future of the response to a request sent with `pipeline`, pending.
+    private func pendingResponse(for pipeline: Pipeline) -> Future<Response> {
+        Future<Response>(
             callbackQueue: configuration.callbackQueue, context: FutureContext(decoder: pipeline.jsonDecoder))
-        let promise = Promise(future: future)
-        let id = inFlight.withLock { inFlight in
-            inFlight.nextID &+= 1
-            inFlight.futures[inFlight.nextID] = future
-            return inFlight.nextID
+    }
+
+    /// Sends `request`, completing `future` with the outcome and then `body`, if any, with the
+    /// response's body.
+    private func send(
+        _ request: URLRequest, pipeline: Pipeline, completing future: Future<Response>, body: Future<Data>?
+    ) {
+        let promise = RequestPromise(response: future, body: body)
+        let registry = inFlight
+        let slot = registry.insert(promise.outermost)
+        // A direct exchange leaves the registry itself, as it completes the promise or is cancelled:
+        // no observer to register, which would cost a closure and a work item per request.
+        if let exchange = DirectExchange.start(
+            request, pipeline: pipeline, promise: promise, registry: registry, slot: slot)
+        {
+            future.setCancelAction { exchange.cancel() }
+            return
         }
         // Out of the registry once it completes, however that happens.
-        let inFlight = self.inFlight
+        let outermost = promise.outermost
         future.register(on: nil) {
-            inFlight.withLock { _ = $0.futures.removeValue(forKey: id) }
+            registry.remove(slot, holding: outermost)
             return .empty
-        }
-        if let exchange = DirectExchange.start(request, pipeline: pipeline, promise: promise) {
-            future.setCancelAction { exchange.cancel() }
-            return future
         }
         let run: @Sendable () async -> Void = {
             let result = await pipeline.run(request)
@@ -204,11 +233,49 @@ public final class Connect: Sendable {
         } else {
             future.setCancelAction { task.cancel() }
         }
-        return future
+    }
+}
+
+/// The futures of a client's requests in flight, for ``Connect/cancelAllRequests()``: for each,
+/// the one handed to the caller (the body's, for ``Connect/request(_:debugResponse:)``), whose
+/// cancelling reaches the response's and the request.
+///
+/// Each holds a slot of its own until its request completes, and a slot freed is reused: no
+/// hashing and, once the slots have grown to the number in flight, no allocation per request.
+final class RequestRegistry: Sendable {
+    private struct Slots {
+        var futures: [(any CancellableFuture)?] = []
+        var free: [Int] = []
     }
 
-    private struct InFlight {
-        var nextID: UInt64 = 0
-        var futures: [UInt64: Future<Response>] = [:]
+    private let slots = LockedBox(Slots())
+
+    /// Adds `future`; returns its slot.
+    func insert(_ future: any CancellableFuture) -> Int {
+        slots.withLock { slots in
+            if let slot = slots.free.popLast() {
+                slots.futures[slot] = future
+                return slot
+            }
+            slots.futures.append(future)
+            return slots.futures.count - 1
+        }
+    }
+
+    /// Frees `slot` if it still holds `future`: removing twice, or after the slot went to another
+    /// request, does nothing.
+    func remove(_ slot: Int, holding future: any CancellableFuture) {
+        slots.withLock { slots in
+            guard slots.futures[slot] === future else { return }
+            slots.futures[slot] = nil
+            slots.free.append(slot)
+        }
+    }
+
+    /// Cancels every future registered now. Each leaves the registry as its request completes, as
+    /// it would without this call.
+    func cancelAll() {
+        let futures = slots.withLock { $0.futures.compactMap { $0 } }
+        for future in futures { CancelTarget.future(future).cancel() }
     }
 }

@@ -33,16 +33,22 @@ final class DirectExchange: Sendable {
 
     private let pipeline: Pipeline
     private let transport: URLSessionTransport
-    private let promise: Promise<Response>
+    private let promise: RequestPromise
+    /// Where the request is registered, and its slot there, until its promise completes or it is
+    /// cancelled.
+    private let registry: RequestRegistry
+    private let slot: Int
     /// The URL the request was built for: a policy's `.followWith` request keeps credential
     /// headers only to its origin. Kept only under a `.decide` policy, the one that can answer so.
     private let credentialOrigin: URL?
     /// The transfer in flight, or the task asking a `.decide` redirect policy.
-    private let slot = SessionTaskSlot()
+    private let task = SessionTaskSlot()
 
     /// Sends `request` and completes `promise` with the outcome, if `pipeline` can run without a
     /// task; returns `nil`, sending nothing, if it cannot.
-    static func start(_ request: URLRequest, pipeline: Pipeline, promise: Promise<Response>) -> DirectExchange? {
+    static func start(
+        _ request: URLRequest, pipeline: Pipeline, promise: RequestPromise, registry: RequestRegistry, slot: Int
+    ) -> DirectExchange? {
         guard pipeline.uploadBody == nil, let transport = pipeline.transport as? URLSessionTransport,
             let middleware = pipeline.middleware as? ConnectMiddleware,
             middleware.adapters.isEmpty, middleware.retriers.isEmpty, middleware.interceptors.isEmpty
@@ -50,7 +56,8 @@ final class DirectExchange: Sendable {
         var credentialOrigin: URL? = nil
         if case .decide = pipeline.redirectPolicy.kind { credentialOrigin = request.url }
         let exchange = DirectExchange(
-            pipeline: pipeline, transport: transport, promise: promise, credentialOrigin: credentialOrigin)
+            pipeline: pipeline, transport: transport, promise: promise, registry: registry, slot: slot,
+            credentialOrigin: credentialOrigin)
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
         pipeline.logger?.log(DebugDescription.curl(request, credentialHeaders: pipeline.credentialHeaders))
@@ -59,18 +66,29 @@ final class DirectExchange: Sendable {
     }
 
     private init(
-        pipeline: Pipeline, transport: URLSessionTransport, promise: Promise<Response>, credentialOrigin: URL?
+        pipeline: Pipeline, transport: URLSessionTransport, promise: RequestPromise, registry: RequestRegistry,
+        slot: Int, credentialOrigin: URL?
     ) {
         self.pipeline = pipeline
         self.transport = transport
         self.promise = promise
+        self.registry = registry
+        self.slot = slot
         self.credentialOrigin = credentialOrigin
     }
 
-    /// Stops the transfer in flight, if any, and sends nothing more. The promise's future has
-    /// already failed with ``ConnectError/cancelled`` (that is where this is called from).
+    /// Stops the transfer in flight, if any, and sends nothing more. The response's future has
+    /// already failed with ``ConnectError/cancelled`` (that is where this is called from); the
+    /// body's, if it has not yet, fails so too.
     func cancel() {
-        slot.cancel()
+        task.cancel()
+        complete(with: .failure(ConnectError.cancelled))
+    }
+
+    /// Completes the promise, unless it has completed, and leaves the registry.
+    private func complete(with result: Result<Response, any Error>) {
+        promise.complete(with: result)
+        registry.remove(slot, holding: promise.outermost)
     }
 
     /// Sends `request`. From URLSession's own queue — a validator or error handler sending a
@@ -82,7 +100,7 @@ final class DirectExchange: Sendable {
             return
         }
         let start = DispatchTime.now()
-        let task = transport.dataTask(for: request, slot: slot) { outcome, othersInFlight in
+        let transfer = transport.dataTask(for: request, slot: task) { outcome, othersInFlight in
             let bodySize = (try? outcome.get())?.0.count ?? 0
             if othersInFlight && self.transport.handsOffBusyResponses || bodySize >= DirectExchange.inlineBodyLimit {
                 DispatchQueue.global().async { self.finish(request, outcome: outcome, since: start, hops: hops) }
@@ -90,7 +108,7 @@ final class DirectExchange: Sendable {
                 self.finish(request, outcome: outcome, since: start, hops: hops)
             }
         }
-        slot.start(task)
+        task.start(transfer)
     }
 
     private func finish(
@@ -101,7 +119,7 @@ final class DirectExchange: Sendable {
             let response = try pipeline.response(to: request, from: outcome, since: start)
             switch try pipeline.hop(after: response, hops: &hops) {
             case .done(let response):
-                promise.complete(with: pipeline.validated(response, decision: .proceed))
+                complete(with: pipeline.validated(response, decision: .proceed))
             case .next(let next):
                 follow(next, hops: hops)
             case .ask(let redirect, let decide):
@@ -116,23 +134,23 @@ final class DirectExchange: Sendable {
                                 credentialHeaders: self.pipeline.credentialHeaders)
                             self.follow(next, hops: hops)
                         } catch {
-                            self.promise.fail(error)
+                            self.complete(with: .failure(error))
                         }
-                    case .stop: self.promise.complete(with: self.pipeline.validated(response, decision: .proceed))
+                    case .stop: self.complete(with: self.pipeline.validated(response, decision: .proceed))
                     }
                 }
                 // Cancelling the request cancels the task asking, as it would the pipeline's task.
-                slot.hold(asking)
+                task.hold(asking)
             }
         } catch {
-            promise.fail(error)
+            complete(with: .failure(error))
         }
     }
 
     /// Sends a redirect's next request, unless the request was cancelled.
     private func follow(_ next: URLRequest, hops: Int) {
-        if slot.isCancelled {
-            promise.fail(ConnectError.cancelled)
+        if task.isCancelled {
+            complete(with: .failure(ConnectError.cancelled))
             return
         }
         pipeline.logger?.log(DebugDescription.curl(next, credentialHeaders: pipeline.credentialHeaders))

@@ -327,6 +327,23 @@ struct ConnectCancellationTests {
         #expect(later == Data(#"{"n":1}"#.utf8))
     }
 
+    /// Cancelling every request reaches what the caller holds — a body's future fails at once,
+    /// not when the response's has passed its cancellation on — and each request once.
+    @Test func cancelAllRequestsFailsBodiesAndResponsesAtOnce() async throws {
+        let slow = SlowTransport(expectedRequests: 2)
+        let connect = makeConnect(transport: slow.transport)
+        let body = connect.request(TestConnector(endpoint: "/body"))
+        let response = connect.response(TestConnector(endpoint: "/response"))
+        try await slow.started.wait()
+        connect.cancelAllRequests()
+        #expect(body.result.map { isCancelled(Fixtures.error(of: $0)) } == true)
+        #expect(response.result.map { isCancelled(Fixtures.error(of: $0)) } == true)
+        for _ in 0..<100 where slow.sawCancellation.value < 2 {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(slow.sawCancellation.value == 2)
+    }
+
     @Test func cancellationIsDistinguishableFromFailures() async throws {
         let failing = makeConnect(transport: StubTransport { _ in throw URLError(.timedOut) })
         let failure = await failing.request(TestConnector()).asyncResult
@@ -399,6 +416,65 @@ struct ConnectLifetimeTests {
         let (result, calls) = await Fixtures.observeOnce(future)
         #expect(calls == 1)
         #expect(Fixtures.value(of: result) == Data("{}".utf8))
+    }
+}
+
+/// Waits up to a second for `isReleased` to hold: the thread that completed a future lets go of
+/// it just after the awaiting task resumes.
+private func released(_ isReleased: () -> Bool) async throws -> Bool {
+    for _ in 0..<100 where !isReleased() {
+        try await Task.sleep(nanoseconds: 10_000_000)
+    }
+    return isReleased()
+}
+
+@Suite("Connect: in-flight registry", .timeLimit(.minutes(1)))
+struct ConnectRegistryTests {
+    /// `cancelAllRequests()` needs each future only while its request is in flight: the client
+    /// holds none of a completed request's, whether `request` or `response` made it.
+    @Test func aClientHoldsNoFutureOfACompletedRequest() async throws {
+        let connect = makeConnect(transport: StubTransport { _ in Fixtures.json("{}") })
+        weak var body: Future<Data>?
+        weak var response: Future<Response>?
+        do {
+            let bodyFuture = connect.request(TestConnector())
+            body = bodyFuture
+            let responseFuture = connect.response(TestConnector())
+            response = responseFuture
+            #expect(try await bodyFuture.value == Data("{}".utf8))
+            #expect(try await responseFuture.value.statusCode == 200)
+        }
+        #expect(try await released { body == nil && response == nil })
+    }
+
+    /// A request's promise let go uncompleted fails both futures, so that no caller waits
+    /// forever, as a `Promise` does.
+    @Test func aRequestPromiseReleasedUncompletedFailsBothFutures() {
+        let response = Future<Response>(callbackQueue: nil)
+        let body = response.derived(Data.self)
+        do { _ = RequestPromise(response: response, body: body) }
+        for result in [response.result?.map(\.data), body.result] {
+            guard case .failure(ConnectError.abandoned) = result else {
+                Issue.record("not failed as abandoned: \(String(describing: result))")
+                continue
+            }
+        }
+    }
+
+    /// A slot freed and given to another request stays that request's: a second removal by the
+    /// request that left it (a cancelled transfer completing after the cancellation, say) does not
+    /// take the new one out of `cancelAllRequests()`'s reach.
+    @Test func aSlotGivenToAnotherRequestStaysItsOwn() {
+        let registry = RequestRegistry()
+        let first = Future<Int>(callbackQueue: nil)
+        let slot = registry.insert(first)
+        registry.remove(slot, holding: first)
+        let second = Future<Int>(callbackQueue: nil)
+        #expect(registry.insert(second) == slot)
+        registry.remove(slot, holding: first)
+        registry.cancelAll()
+        #expect(second.result.map { isCancelled(Fixtures.error(of: $0)) } == true)
+        #expect(first.result == nil)
     }
 }
 

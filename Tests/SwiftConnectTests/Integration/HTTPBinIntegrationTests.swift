@@ -373,13 +373,52 @@ struct HTTPBinIntegrationTests {
 
     @Test func cancelAllRequestsCancelsEveryRequestInFlight() async throws {
         let futures = (0..<4).map { _ in connect.request(Call(endpoint: "/delay/10")) }
+        let responses = (0..<2).map { _ in connect.response(Call(endpoint: "/delay/10")) }
         usleep(200_000)
         connect.cancelAllRequests()
         #expect(futures.allSatisfy { ($0.result?.failureValue as? ConnectError)?.isCancellation == true })
+        #expect(responses.allSatisfy { ($0.result?.failureValue as? ConnectError)?.isCancellation == true })
         for future in futures {
             let result = await future.asyncResult
             #expect((result.failureValue as? ConnectError)?.isCancellation == true)
         }
+    }
+
+    /// Sent without a task (`DirectExchange`), a request leaves the client's registry as it
+    /// completes: the client holds none of its futures afterwards.
+    @Test func aClientHoldsNoFutureOfACompletedDirectRequest() async throws {
+        weak var body: Future<Data>?
+        weak var response: Future<Response>?
+        do {
+            let bodyFuture = connect.request(Call(endpoint: "/get"))
+            body = bodyFuture
+            let responseFuture = connect.response(Call(endpoint: "/get"))
+            response = responseFuture
+            _ = try await bodyFuture.value
+            #expect(try await responseFuture.value.statusCode == 200)
+        }
+        for _ in 0..<100 where body != nil || response != nil {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(body == nil)
+        #expect(response == nil)
+    }
+
+    /// Cancelled futures leave the registry too, though their transfers end later.
+    @Test func aClientHoldsNoFutureOfACancelledDirectRequest() async throws {
+        weak var body: Future<Data>?
+        do {
+            let bodyFuture = connect.request(Call(endpoint: "/delay/10"))
+            body = bodyFuture
+            usleep(100_000)
+            connect.cancelAllRequests()
+            let result = await bodyFuture.asyncResult
+            #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        }
+        for _ in 0..<200 where body != nil {
+            try await Task.sleep(nanoseconds: 10_000_000)
+        }
+        #expect(body == nil)
     }
 
     /// URLSession on Linux refused `HTTP://` ("unsupported URL"), from a base URL or a `Location`.
