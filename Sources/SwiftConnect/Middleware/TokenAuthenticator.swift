@@ -120,6 +120,10 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     }
 
     /// Replaces the token, e.g. after logging in or out.
+    ///
+    /// A refresh running meanwhile does not overwrite it, and the requests waiting on that refresh
+    /// send the token set; with `nil` (logging out), they fail with ``TokenRefreshCancelled``
+    /// instead of sending the refreshed token.
     public func setToken(_ token: AccessToken?) async {
         await store.setToken(token)
     }
@@ -181,7 +185,8 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
 private actor TokenStore {
     private(set) var token: AccessToken?
     private(set) var refreshCount = 0
-    private var refreshing: Task<AccessToken, any Error>?
+    /// The refresh running, and the `generation` it started in.
+    private var refreshing: (task: Task<AccessToken, any Error>, generation: Int)?
     private var recentRefreshes: [Date] = []
     /// Bumped by `setToken`, so a refresh that started before it does not overwrite it.
     private var generation = 0
@@ -238,12 +243,22 @@ private actor TokenStore {
         return token
     }
 
-    /// What a request waiting on `refreshing` sends: the refreshed token, or the one `setToken`
-    /// put in its place meanwhile (a refresh running does not overwrite it).
-    private func result(of refreshing: Task<AccessToken, any Error>) async throws -> AccessToken {
-        let seen = generation
-        let renewed = try await refreshing.value
-        guard generation != seen, let token else { return renewed }
+    /// What a request waiting on `refreshing` sends: the refreshed token, unless `setToken` was
+    /// called while the refresh ran (``tokenSetDuringRefresh()``).
+    private func result(of refreshing: (task: Task<AccessToken, any Error>, generation: Int)) async throws
+        -> AccessToken
+    {
+        let outcome = await refreshing.task.result
+        if generation != refreshing.generation { return try tokenSetDuringRefresh() }
+        return try outcome.get()
+    }
+
+    /// What the requests waiting on a refresh send when `setToken` was called while it ran: the
+    /// token set, which wins over the refresh's token or error (the refresh does not overwrite
+    /// it). `setToken(nil)` — logging out — fails them with ``TokenRefreshCancelled``: the
+    /// refreshed token belongs to the session logged out of, and is neither sent nor kept.
+    private func tokenSetDuringRefresh() throws -> AccessToken {
+        guard let token else { throw TokenRefreshCancelled(underlying: CancellationError()) }
         return token
     }
 
@@ -281,19 +296,18 @@ private actor TokenStore {
                 throw error
             }
         }
-        refreshing = task
+        refreshing = (task, startedGeneration)
         defer { refreshing = nil }
+        let outcome = await task.result
+        if generation != startedGeneration { return try tokenSetDuringRefresh() }
         do {
-            let renewed = try await task.value
-            guard generation == startedGeneration else { return token }  // setToken won meanwhile
+            let renewed = try outcome.get()
             token = renewed
             lastFailure = nil
             return renewed
         } catch {
             // A cancelled refresh is not remembered: the next request tries again.
-            if !(error is TokenRefreshCancelled), generation == startedGeneration {
-                lastFailure = (expired, error, now())
-            }
+            if !(error is TokenRefreshCancelled) { lastFailure = (expired, error, now()) }
             throw error
         }
     }
@@ -301,10 +315,12 @@ private actor TokenStore {
 
 /// Thrown to the requests waiting for a token refresh that was cancelled — the refresher's own
 /// request caught by ``Connect/cancelAllRequests()``, for instance — rather than the cancellation
-/// itself: those requests were not cancelled. The next request that needs a token refreshes again.
+/// itself: those requests were not cancelled. Also thrown to them when
+/// ``TokenAuthenticator/setToken(_:)`` set no token (logging out) while the refresh ran: the
+/// refreshed token is neither sent nor kept. The next request that needs a token refreshes again.
 public struct TokenRefreshCancelled: Error, Sendable, CustomStringConvertible {
     /// What the refresher threw: ``ConnectError/cancelled``, a `CancellationError` or a cancelled
-    /// `URLError`.
+    /// `URLError`; a `CancellationError` when logging out ended the refresh.
     public let underlying: any Error
 
     /// A readable explanation.

@@ -431,6 +431,52 @@ struct TokenAuthenticatorTests {
         #expect(transport.requests.map(authorization) == ["Bearer set-by-user", "Bearer set-by-user"])
     }
 
+    /// A request that starts waiting on a refresh after `setToken` was called sends the token set
+    /// too: what counts is whether the token was set while the refresh ran, not while the request
+    /// waited.
+    @Test func aRequestJoiningARefreshAfterSetTokenSendsTheTokenSet() async throws {
+        let refresher = HeldRefresher { AccessToken("refreshed") }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = connect.request(Middleware.Call())
+        try await refresher.started.wait()
+        await authenticator.setToken(AccessToken("set-by-user"))
+        let second = connect.request(Middleware.Call())
+        try await Task.sleep(nanoseconds: 50_000_000)  // waiting on the refresh by now
+        refresher.mayFinish.open()
+        _ = try await first.value
+        _ = try await second.value
+        #expect(transport.requests.map(authorization) == ["Bearer set-by-user", "Bearer set-by-user"])
+        #expect(refresher.calls.value == 1)
+    }
+
+    /// Logging out while a refresh runs: the requests waiting on it, the one that started it
+    /// included, fail with `TokenRefreshCancelled` and send nothing; the refreshed token is not
+    /// kept, and the next request refreshes again.
+    @Test func loggingOutDuringARefreshFailsItsRequestsWithoutSendingItsToken() async throws {
+        let refresher = HeldRefresher { AccessToken("refreshed") }
+        let authenticator = TokenAuthenticator(token: AccessToken("old", expiresAt: .distantPast), refresher: refresher)
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = connect.request(Middleware.Call())
+        try await refresher.started.wait()
+        let second = connect.request(Middleware.Call())
+        try await Task.sleep(nanoseconds: 50_000_000)  // waiting on the refresh by now
+        await authenticator.setToken(nil)
+        refresher.mayFinish.open()
+        for future in [first, second] {
+            let result = await future.asyncResult
+            #expect(Fixtures.error(of: result) is TokenRefreshCancelled, "\(result)")
+        }
+        #expect(transport.requests.isEmpty)
+        #expect(await authenticator.token == nil)
+
+        _ = try await connect.request(Middleware.Call()).value
+        #expect(refresher.calls.value == 2)
+        #expect(transport.requests.map(authorization) == ["Bearer refreshed"])
+    }
+
     /// A token that lives no longer than the leeway is refreshed before each request; once the
     /// refresh limit is reached, it is still sent while it has not expired, rather than nothing.
     @Test func aTokenWithinItsLeewayIsSentOnceTheRefreshLimitIsReached() async throws {
