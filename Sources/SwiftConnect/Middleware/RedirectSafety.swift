@@ -29,6 +29,12 @@ enum RedirectSafety {
 
     /// The request to send next for a redirect response, or `nil` when `response` is not a
     /// redirect that can be followed (not a redirect status, or no usable `Location`).
+    ///
+    /// A usable `Location` leads, resolved against the response's URL, where a build may send
+    /// a request (``RequestBuilder/hasHTTPSchemeAndHost(_:)``): an `http` or `https` URL with a
+    /// host, and a port from 1 to 65535 if it names one. `http:///x`, `https://` or
+    /// `http://host:0/` are not followed (the transport could only fail on them), as `ftp://`
+    /// is not.
     static func request(
         following response: HTTPURLResponse, from previous: URLRequest, credentialHeaders: Set<String> = []
     ) -> URLRequest? {
@@ -36,7 +42,7 @@ enum RedirectSafety {
             let location = response.value(forHTTPHeaderField: "Location"), !location.isEmpty,
             let base = response.url ?? previous.url,
             let target = URL(string: location, relativeTo: base)?.absoluteURL,
-            let scheme = target.scheme?.lowercased(), scheme == "http" || scheme == "https"
+            RequestBuilder.hasHTTPSchemeAndHost(target.absoluteString)
         else { return nil }
 
         var request = previous

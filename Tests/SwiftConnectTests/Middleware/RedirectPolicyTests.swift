@@ -65,6 +65,21 @@ struct RedirectPolicyTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// A `Location` without a host cannot be followed under any policy: the `3xx` is the response,
+    /// as for one without a `Location`, with or without middleware (they follow redirects in
+    /// different places). It used to be sent, and failed as a transport error.
+    @Test(arguments: [false, true])
+    func aLocationWithoutAHostIsTheResponseAndNothingMoreIsSent(withMiddleware: Bool) async throws {
+        let transport = hops(other: "http:///elsewhere")
+        let middleware = withMiddleware ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
+        var call = Middleware.Call(endpoint: "/items")
+        call.acceptableStatusCodes = 200..<400
+        let response = try await configured(transport, .follow, middleware: middleware).response(call).value
+        #expect(response.statusCode == 302)
+        #expect(response.headers["Location"] == "http:///elsewhere")
+        #expect(transport.requests.map { $0.url?.absoluteString } == ["http://api.test/items"])
+    }
+
     @Test func followWithMaximumHopsFailsWithTooManyRedirectsOneHopBeyond() async throws {
         let transport = hops()
         let result = await configured(transport, .follow(maximumHops: 2)).request(hopCall(3)).asyncResult

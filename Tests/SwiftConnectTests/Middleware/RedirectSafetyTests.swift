@@ -200,6 +200,24 @@ struct RedirectSafetyTests {
         #expect(Self.follow(302, from: Self.original("https://api.test/a"), to: location) == nil)
     }
 
+    /// A `Location` the transport could only fail on (no host, a port no connection can use) is
+    /// not usable, as a non-HTTP one is not: the `3xx` is the response. It was sent, and failed
+    /// as a transport error ("HTTP URL must have a host", "Couldn't connect to server").
+    @Test(arguments: [
+        "https://", "http:///x", "https:///x?y=1", "http://:8080/x", "http://other.test:0/x",
+        "http://other.test:65536/x", "http://other.test:99999/x",
+    ])
+    func redirectToAURLWithoutAUsableHostOrPortIsNotFollowed(location: String) {
+        #expect(Self.follow(302, from: Self.original("https://api.test/a"), to: location) == nil)
+        #expect(Self.follow(307, from: Self.original("https://api.test/a"), to: location) == nil)
+    }
+
+    @Test(arguments: ["http://other.test:1/x", "http://other.test:65535/x", "http://other.test:/x"])
+    func redirectToAUsablePortIsFollowed(location: String) throws {
+        let next = try #require(Self.follow(302, from: Self.original("https://api.test/a"), to: location))
+        #expect(next.url?.absoluteString == location)
+    }
+
     /// URLSession on Linux refuses `HTTP://`: a `Location` with an uppercase scheme is followed
     /// with the same scheme in lowercase.
     @Test(arguments: ["HTTP://api.test/b", "Http://api.test/b"])
