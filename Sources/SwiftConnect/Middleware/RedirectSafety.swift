@@ -10,7 +10,8 @@ import Foundation
 ///   its headers go.
 /// - `307`, `308` keep the method and the body.
 /// - On a hop to another origin (scheme, host or port), `Authorization`, `Cookie`,
-///   `Proxy-Authorization` and other credential headers (`X-API-Key`, …) are removed.
+///   `Proxy-Authorization` and other credential headers (`X-API-Key`, …) are removed, and so is a
+///   user and password in the URL.
 enum RedirectSafety {
     /// The statuses that are followed.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -80,12 +81,15 @@ enum RedirectSafety {
             unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
     }
 
-    /// Removes credential headers from `request` unless it goes to the same origin as `origin`.
+    /// Removes credential headers from `request` unless it goes to the same origin as `origin`,
+    /// and a user and password in its URL (`https://user:password@host/`): URLSession sends those
+    /// as an `Authorization: Basic` header.
     static func removingCredentials(
         from request: URLRequest, unlessSentTo origin: URL?, credentialHeaders: Set<String> = []
     ) -> URLRequest {
         guard !isSameOrigin(origin, request.url) else { return request }
         var request = request
+        if let withoutUserInfo = request.url?.removingUserInfo { request.url = withoutUserInfo }
         let names = request.allHTTPHeaderFields?.keys.filter {
             isCredential($0, credentialHeaders: credentialHeaders)
         }

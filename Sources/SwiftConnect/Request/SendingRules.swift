@@ -64,4 +64,33 @@ extension URL {
         guard absolute.hasPrefix(scheme) else { return nil }
         return URL(string: scheme.lowercased() + absolute.dropFirst(scheme.count))
     }
+
+    /// This URL without the user and password of its authority (`https://user:password@host/`
+    /// becomes `https://host/`), or `nil` when it has none. The rest of the string is kept byte
+    /// for byte: the authority follows `//` and ends at the first `/`, `?` or `#`, and its user
+    /// information ends at the last `@` in it.
+    var removingUserInfo: URL? {
+        let absolute = absoluteString
+        let stripped: String? = absolute.withUTF8Bytes { bytes in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), bytes.count >= colon + 3,
+                bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/")
+            else { return nil }
+            let authorityStart = colon + 3
+            var authorityEnd = authorityStart
+            var lastAt: Int?
+            scan: while authorityEnd < bytes.count {
+                switch bytes[authorityEnd] {
+                case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): break scan
+                case UInt8(ascii: "@"): lastAt = authorityEnd
+                default: break
+                }
+                authorityEnd += 1
+            }
+            guard let lastAt else { return nil }
+            var kept = Array(bytes[..<authorityStart])
+            kept.append(contentsOf: bytes[(lastAt + 1)...])
+            return String(decoding: kept, as: UTF8.self)
+        }
+        return stripped.flatMap { URL(string: $0) }
+    }
 }

@@ -262,6 +262,31 @@ struct HTTPBinIntegrationTests {
         #expect(received.headers["X-Trace"] == "kept")
     }
 
+    /// libcurl sends a URL's user and password as `Authorization: Basic`: they reach the origin
+    /// they were given for, and not the one a retrier sends the request on to.
+    @Test func aUserAndPasswordInTheBaseURLStayWithTheirOrigin() async throws {
+        var components = try #require(URLComponents(url: HTTPBin.baseURL, resolvingAgainstBaseURL: false))
+        components.user = "user"
+        components.password = "passwd"
+        let base = try #require(components.url)
+        _ = try await connect.request(Call(baseURL: base, endpoint: "/basic-auth/user/passwd")).value
+        let other = HTTPBin.otherOriginURL
+        let mirror = ClosureRetrier { attempt in
+            guard attempt.number == 1, let url = attempt.request.url,
+                var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            else { return .doNotRetry }
+            components.host = other.host
+            components.path = "/headers"
+            return components.url.map { .redirect(to: $0) } ?? .doNotRetry
+        }
+        let mirroring = HTTPBin.connect(middleware: ConnectMiddleware(retriers: [mirror]))
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        let received = try await mirroring.request(Call(baseURL: base, endpoint: "/status/503"))
+            .decoded(toType: Headers.self).value
+        #expect(received.headers["Host"]?.hasPrefix(other.host!) == true)
+        #expect(received.headers["Authorization"] == nil)
+    }
+
     /// 127.0.0.1 → localhost → localhost/headers, with a policy that copies the first request's
     /// `Authorization` into every hop: it reached the second origin on the hop within it.
     @Test func aPolicysCopiedCredentialsNeverReachAnotherOrigin() async throws {

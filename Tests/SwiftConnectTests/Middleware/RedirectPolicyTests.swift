@@ -468,6 +468,29 @@ struct RetrierRedirectTests {
         #expect(sent[1].value(forHTTPHeaderField: "X-Trace") == "t-1")
     }
 
+    /// A user and password in the URL go out as `Authorization: Basic`: Usage.md's mirror retrier,
+    /// which changes only the host of the request it was given, kept them for the mirror.
+    @Test func aUserAndPasswordInTheURLStayWithTheirOrigin() async throws {
+        let transport = RecordingTransport { request in
+            request.url?.host == "api.test" && request.url?.path == "/items"
+                ? Fixtures.json(#"{"message":"down"}"#, status: 503) : Fixtures.json(#"{"mirror":true}"#)
+        }
+        let mirror = ClosureRetrier { attempt in
+            guard attempt.number == 1, let url = attempt.request.url,
+                var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            else { return .doNotRetry }
+            components.host = "mirror.test"
+            return components.url.map { .redirect(to: $0) } ?? .doNotRetry
+        }
+        let call = Middleware.Call(baseURL: URL(string: "https://user:pass%40word@api.test")!, endpoint: "/items")
+        _ = try await Middleware.connect(transport: transport, middleware: ConnectMiddleware(retriers: [mirror]))
+            .request(call).value
+        #expect(
+            transport.requests.map { $0.url?.absoluteString } == [
+                "https://user:pass%40word@api.test/items", "https://mirror.test/items",
+            ])
+    }
+
     @Test func credentialsAddedByAdaptersAreNotSentToAnotherOriginAfterARedirect() async throws {
         let transport = primaryDown()
         let authenticator = TokenAuthenticator(token: AccessToken("adapter-token")) { _ in AccessToken("never") }

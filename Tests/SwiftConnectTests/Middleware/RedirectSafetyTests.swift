@@ -72,6 +72,31 @@ struct RedirectSafetyTests {
 
     // MARK: Credentials
 
+    /// URLSession sends a URL's user and password as `Authorization: Basic`.
+    @Test(arguments: [
+        ("https://u:p@other.test/x?q=1#f", "https://other.test/x?q=1#f"),
+        ("https://u@other.test:8443", "https://other.test:8443"),
+        ("https://a@b:c%40d@other.test/x@y", "https://other.test/x@y"),
+        ("https://u:p@api.test:444/x", "https://api.test:444/x"),
+    ])
+    func aUserAndPasswordInTheURLAreRemovedOnTheWayToAnotherOrigin(url: String, stripped: String) {
+        let request = URLRequest(url: Self.url(url))
+        let sent = RedirectSafety.removingCredentials(from: request, unlessSentTo: Self.url("https://api.test/a"))
+        #expect(sent.url?.absoluteString == stripped)
+    }
+
+    @Test func aUserAndPasswordInTheURLStayOnTheSameOrigin() throws {
+        let next = try #require(Self.follow(302, from: Self.original("https://u:p@api.test/a"), to: "/b"))
+        #expect(next.url?.absoluteString == "https://u:p@api.test/b")
+        let away = try #require(
+            Self.follow(307, from: Self.original("https://api.test/a"), to: "https://u:p@other.test/b"))
+        #expect(away.url?.absoluteString == "https://other.test/b")
+    }
+
+    @Test func aURLWithoutUserInformationIsLeftAsItIs() {
+        #expect(Self.url("https://other.test/x@y?a=@#@").removingUserInfo == nil)
+    }
+
     @Test(arguments: [301, 302, 303, 307, 308])
     func credentialHeadersAreStrippedOnARedirectToAnotherOrigin(status: Int) throws {
         let request = try #require(
