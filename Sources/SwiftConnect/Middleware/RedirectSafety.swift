@@ -11,7 +11,8 @@ import Foundation
 /// - `307`, `308` keep the method and the body.
 /// - On a hop to another origin (scheme, host or port), `Authorization`, `Cookie`,
 ///   `Proxy-Authorization` and other credential headers (`X-API-Key`, …) are removed, and so is a
-///   user and password in the URL.
+///   user and password in the URL; a `Host` header set by hand is left out too, so that the
+///   transport writes the new URL's.
 enum RedirectSafety {
     /// The statuses that are followed.
     static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -60,6 +61,10 @@ enum RedirectSafety {
             request.httpBody = nil
             for name in bodyHeaders { request.setValue(nil, forHTTPHeaderField: name) }
         }
+        // A `Host` set by hand names the server it was set for (libcurl sends it in place of the
+        // URL's): sent on to another origin, it would ask that server for the first one's site.
+        // The transport writes the new URL's own, as curl does when it follows a redirect.
+        if !isSameOrigin(previous.url, request.url) { request.setValue(nil, forHTTPHeaderField: "Host") }
         return removingCredentials(from: request, unlessSentTo: previous.url, credentialHeaders: credentialHeaders)
     }
 

@@ -262,6 +262,21 @@ struct HTTPBinIntegrationTests {
         #expect(received.headers["X-Trace"] == "kept")
     }
 
+    /// libcurl sends a hand-set `Host` in place of the URL's: the hop to another origin carried
+    /// the first origin's, and asked that server for the first one's site.
+    @Test func aHandSetHostHeaderStaysWithItsOrigin() async throws {
+        let base = HTTPBin.baseURL
+        let host = try #require(base.host) + (base.port.map { ":\($0)" } ?? "")
+        let target = HTTPBin.otherOriginURL.appendingPathComponent("headers").absoluteString
+        let call = Call(
+            endpoint: "/redirect-to", headers: [HTTPHeader(name: "Host", value: host)],
+            parameters: CompositeParameters(.query(key: "url", value: target)))
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        let received = try await connect.request(call).decoded(toType: Headers.self).value
+        let otherHost = try #require(HTTPBin.otherOriginURL.host)
+        #expect(received.headers["Host"] == otherHost + (base.port.map { ":\($0)" } ?? ""))
+    }
+
     /// libcurl sends a URL's user and password as `Authorization: Basic`: they reach the origin
     /// they were given for, and not the one a retrier sends the request on to.
     @Test func aUserAndPasswordInTheBaseURLStayWithTheirOrigin() async throws {

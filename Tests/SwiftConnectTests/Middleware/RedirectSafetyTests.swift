@@ -93,6 +93,19 @@ struct RedirectSafetyTests {
         #expect(away.url?.absoluteString == "https://other.test/b")
     }
 
+    /// A `Host` set by hand names the first server: it goes no further than that origin (it went
+    /// on, and the other server was asked for the first one's site).
+    @Test(arguments: [301, 302, 303, 307, 308])
+    func aHandSetHostIsLeftOutOnARedirectToAnotherOrigin(status: Int) throws {
+        var original = Self.original("https://api.test/a")
+        original.setValue("api.test", forHTTPHeaderField: "Host")
+        let away = try #require(Self.follow(status, from: original, to: "https://cdn.other.test/x"))
+        #expect(away.value(forHTTPHeaderField: "Host") == nil)
+        #expect(away.value(forHTTPHeaderField: "X-Trace") == "trace-1")
+        let same = try #require(Self.follow(status, from: original, to: "/b"))
+        #expect(same.value(forHTTPHeaderField: "Host") == "api.test")
+    }
+
     @Test func aURLWithoutUserInformationIsLeftAsItIs() {
         #expect(Self.url("https://other.test/x@y?a=@#@").removingUserInfo == nil)
     }
