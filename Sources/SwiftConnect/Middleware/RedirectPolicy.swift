@@ -14,8 +14,9 @@ import Foundation
 /// ```
 ///
 /// Whatever the policy, a followed redirect obeys the safety rules: `303` (and `POST` on
-/// `301`/`302`) becomes `GET` without a body, `307`/`308` keep method and body, and credential
-/// headers never go to another origin. A redirect that is not followed comes back as the response.
+/// `301`/`302`) becomes `GET` without a body (a `HEAD` stays `HEAD`), `307`/`308` keep method
+/// and body, and credential headers never go to another origin. A redirect that is not followed
+/// comes back as the response.
 public struct RedirectPolicy: Sendable {
     enum Kind: Sendable {
         case follow
