@@ -4,7 +4,8 @@ extension Future {
     /// Transforms the value when this future succeeds.
     ///
     /// The transform runs on the callback queue. A thrown error fails the new future; a failure of
-    /// this future passes through untouched.
+    /// this future passes through untouched. If the new future was cancelled before the transform's
+    /// turn came, the transform does not run.
     ///
     /// - Parameter transform: Turns the value into a new one; may throw.
     /// - Returns: A future of the transformed value.
@@ -22,7 +23,10 @@ extension Future {
         register(on: queue) { [self] in
             let mapped: Result<T, any Error>
             switch outcome {
-            case .success(let value): mapped = Result { try transform(value) }
+            case .success(let value):
+                // Cancelled while the transform waited for its turn: its result would go nowhere.
+                guard next.isPending else { return .empty }
+                mapped = Result { try transform(value) }
             case .failure(let error): mapped = .failure(error)
             }
             return next.takeWork(completingWith: mapped) ?? .empty
@@ -38,7 +42,8 @@ extension Future {
     ///     .flatMap { user in connect.request(TodoConnector.list(userId: user.id)) }
     /// ```
     ///
-    /// Cancelling the returned future cancels whichever of the two operations is running.
+    /// Cancelling the returned future cancels whichever of the two operations is running; once it
+    /// is cancelled, `transform` is not called, so no next operation starts.
     ///
     /// - Parameter transform: Returns the next future; may throw to fail the chain.
     /// - Returns: A future completed by the future `transform` returns.
@@ -56,7 +61,8 @@ extension Future {
         return next
     }
 
-    /// Transforms the error when this future fails; a success passes through untouched.
+    /// Transforms the error when this future fails; a success passes through untouched. If the new
+    /// future was cancelled first, the transform does not run.
     ///
     /// - Parameter transform: Turns the error into another error.
     /// - Returns: A future with the transformed error.
@@ -64,12 +70,19 @@ extension Future {
     public func mapError(_ transform: @escaping @Sendable (any Error) -> any Error) -> Future<Value> {
         let next = derived(Value.self)
         register(on: callbackQueue) { [self] in
-            next.takeWork(passingThrough: outcome.mapError(transform), of: self)
+            let result = outcome
+            guard case .failure(let error) = result else { return next.takeWork(passingThrough: result, of: self) }
+            guard next.isPending else { return .empty }  // cancelled: the transform's error would go nowhere
+            return next.takeWork(passingThrough: .failure(transform(error)), of: self)
         }
         return next
     }
 
     /// Turns a failure into a value; a success passes through untouched.
+    ///
+    /// Cancelling the returned future fails it with ``ConnectError/cancelled`` without calling
+    /// `transform`: the cancellation that reaches this future's source is not recovered from.
+    /// (Cancelling the source itself gives `transform` the cancellation to recover from.)
     ///
     /// - Parameter transform: Returns a replacement value for the error, or rethrows it (or
     ///   another error) to keep the future failed.
@@ -80,12 +93,17 @@ extension Future {
         register(on: callbackQueue) { [self] in
             let result = outcome
             guard case .failure(let error) = result else { return next.takeWork(passingThrough: result, of: self) }
+            guard next.isPending else { return .empty }  // cancelled: nothing to recover for
             return next.takeWork(completingWith: Result { try transform(error) }) ?? .empty
         }
         return next
     }
 
     /// Turns a failure into another asynchronous operation; a success passes through untouched.
+    ///
+    /// Cancelling the returned future cancels whichever operation is running, and `transform` is
+    /// not called after it: the cancellation that reaches this future's source starts no fallback.
+    /// (Cancelling the source itself gives `transform` the cancellation to recover from.)
     ///
     /// - Parameter transform: Returns the future to continue with, or throws to keep failing.
     /// - Returns: A future completed by the future `transform` returns.
@@ -178,6 +196,9 @@ extension Future {
     /// error; `cancel()` then reaches the inner future. Returns work for the caller's drain loop.
     @inlinable
     func `continue`(with makeInner: () throws -> Future<Value>) -> WorkList {
+        // Cancelled while the step waited for its turn: start nothing (it would be cancelled at
+        // once, but a request could reach the server first).
+        guard isPending else { return .empty }
         let inner: Future<Value>
         do {
             inner = try makeInner()

@@ -141,6 +141,16 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     @inlinable
     public var isCompleted: Bool { result != nil }
 
+    /// Whether the future is still pending, read from ``isSettled``: a combinator asks its derived
+    /// future before calling a transform, as one completed already was cancelled.
+    @inlinable
+    var isPending: Bool {
+        guard let lock else { return false }
+        lock.lock()
+        defer { lock.unlock() }
+        return !isSettled
+    }
+
     /// The result, for observers: they run only once the future has completed.
     ///
     /// Read without the lock. A completed state is never written again, and the write that

@@ -296,23 +296,47 @@ struct FutureCombinatorsTests {
         #expect(innerActions.value == 1)
     }
 
-    @Test func cancellingFlatMapBeforeItsTransformRunsCancelsTheInnerFutureOnceItExists() async {
+    @Test(arguments: Derivation.allCases)
+    func cancellingADerivedFutureBeforeItsTransformRunsSkipsTheTransform(_ derivation: Derivation) async {
         let target = MarkedQueue("combinator.gated")
         let gate = DispatchSemaphore(value: 0)
         target.queue.async { _ = gate.wait(timeout: .now() + Fixtures.timeout) }
         let source = Future<Int>(callbackQueue: target.queue)
-        let innerActions = Counter()
-        let inner = Future<Int>(callbackQueue: nil) { innerActions.increment() }
-        let chained = source.flatMap { _ in inner }
-        source.complete(with: .success(1))  // the transform now waits behind the gate
+        let transformCalls = Counter()
+        let derived = derivation.derive(from: source) { transformCalls.increment() }
+        // The transform now waits behind the gate.
+        source.complete(with: derivation.transformsSuccess ? .success(1) : .failure(TestError(id: 1)))
 
-        chained.cancel()
-        #expect(chained.result?.isConnectCancellation == true)
+        derived.cancel()
         gate.signal()
         target.queue.sync {}
 
-        #expect(inner.result?.isConnectCancellation == true)
-        #expect(innerActions.value == 1)
+        #expect(derived.isCancelled())
+        // A cancelled chain runs no more of its steps: a flatMap would start a request.
+        #expect(transformCalls.value == 0)
+    }
+
+    @Test(arguments: Derivation.allCases)
+    func cancellingADerivedFutureGivesItsTransformNoCancellationToRecoverFrom(_ derivation: Derivation) {
+        let source = Future<Int>(callbackQueue: nil)
+        let transformCalls = Counter()
+        let derived = derivation.derive(from: source) { transformCalls.increment() }
+
+        derived.cancel()
+
+        #expect(derived.isCancelled())
+        #expect(transformCalls.value == 0, "recover and flatRecover saw the chain's own cancellation")
+    }
+
+    @Test func cancellingTheSourceStillLetsRecoverTurnTheCancellationIntoAValue() {
+        let source = Future<Int>(callbackQueue: nil)
+        let recovered = source.recover { _ in 7 }
+        let flatRecovered = source.flatRecover { _ in Future(value: 8) }
+
+        source.cancel()
+
+        #expect(recovered.result?.futureTestValue == 7)
+        #expect(flatRecovered.result?.futureTestValue == 8)
     }
 
     // MARK: Long chains

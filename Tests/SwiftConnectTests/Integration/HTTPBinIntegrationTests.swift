@@ -461,6 +461,21 @@ struct HTTPBinIntegrationTests {
         #expect(body == nil)
     }
 
+    @Test func cancellingAChainEndingInFlatRecoverSendsNoFallbackRequest() async throws {
+        let logger = CapturingLogger()
+        let connect = HTTPBin.connect { $0.logger = logger }
+        let chain = connect.request(Call(endpoint: "/delay/10")).flatRecover { _ in
+            // Sent at once (no middleware): its cURL line is logged before the request goes out.
+            connect.request(Call(endpoint: "/anything/fallback"), debugResponse: true)
+        }
+        usleep(200_000)
+        chain.cancel()
+        connect.configuration.callbackQueue.sync {}  // where flatRecover's step runs
+
+        #expect((chain.result?.failureValue as? ConnectError)?.isCancellation == true)
+        #expect(!logger.messages.contains { $0.contains("/anything/fallback") }, "the fallback was sent")
+    }
+
     /// URLSession on Linux refused `HTTP://` ("unsupported URL"), from a base URL or a `Location`.
     @Test func anUppercaseSchemeReachesTheServer() async throws {
         let upper = try #require(URL(string: "HTTP" + HTTPBin.baseURL.absoluteString.dropFirst(4)))
