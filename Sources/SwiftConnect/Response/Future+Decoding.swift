@@ -22,11 +22,15 @@ extension Future where Value == Data {
     /// Key path components are object keys as they appear in the JSON, or array indexes
     /// (`items.0`). An empty body decodes only into ``Empty``; anything else fails clearly.
     ///
-    /// Decoding never runs on the main queue. It runs where the body arrives, before the hop to
-    /// the callback queue — except for a body that arrives on URLSession's own queue (a lone small
-    /// response on Linux) and is observed on a callback queue other than the main queue: that one
-    /// is decoded on the callback queue, just before the observers, so that URLSession's queue is
-    /// free sooner. Observers of the returned future run on the callback queue.
+    /// Decoding runs where this future completes (on the calling thread if it has completed
+    /// already), before the hop to the callback queue: for the
+    /// body of a request (or of the request a `flatMap` continued with), where the body arrives,
+    /// never on the main queue; after a `map`, `mapError` or `recover`, which run on the callback
+    /// queue, on that queue — so decode before those steps. One exception: a body that arrives on
+    /// URLSession's own queue (a lone small response on Linux) and is observed on a callback queue
+    /// other than the main queue is decoded on the callback queue, just before the observers, so
+    /// that URLSession's queue is free sooner. Observers of the returned future run on the callback
+    /// queue.
     ///
     /// - Parameters:
     ///   - type: The type to decode.

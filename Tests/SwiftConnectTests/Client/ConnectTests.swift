@@ -112,6 +112,19 @@ struct ConnectDeliveryTests {
         #expect(observedOnQueue)
     }
 
+    /// As Usage.md says: decoding runs where the step before it completed, so after a step of the
+    /// user's, which ran on the callback queue, it decodes there.
+    @Test func decodingAfterAStepOfTheUsersRunsOnTheCallbackQueue() async throws {
+        let marker = QueueMarker(label: "test.connect.callback-queue.decoding-after-step")
+        let decodedOn = Recorder<Bool>()
+        let decoder = DecodingProbe.decoder { decodedOn.append(marker.isCurrent) }
+        let promise = Promise<Data>(callbackQueue: marker.queue)
+        let decoded = promise.future.mapError { $0 }.decoded(toType: DecodingProbe.self, decoder: decoder)
+        DispatchQueue.global().async { promise.succeed(Data("{}".utf8)) }
+        _ = try await decoded.value
+        #expect(decodedOn.values == [true])
+    }
+
     #if canImport(FoundationNetworking)
         /// A body that arrives on URLSession's own thread (as a lone small response does on Linux)
         /// is decoded on the observers' queue, in the block that runs them, not before the hop.
