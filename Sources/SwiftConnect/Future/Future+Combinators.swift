@@ -219,14 +219,26 @@ extension Future {
     /// unchanged on success: a body stays the body of its response, and a response stays that of
     /// its request (``responseSource``, copied before completing; the decoder of that request
     /// decodes it). Returns work for the caller's drain loop.
+    ///
+    /// ``responseSource`` is written in the locked step that completes this future, and only if it
+    /// does: a future cancelled meanwhile has observers that may be reading it on another thread.
     @inlinable
     func takeWork(passingThrough result: Result<Value, any Error>, of source: Future<Value>) -> WorkList {
+        // `source` has completed: its `responseSource` is written no more.
+        let origin: Future<Response>?
         if Value.self == Response.self, source.responseSource == nil {
             // A response's own future: the request's (a copy, never a list: that one has none).
-            responseSource = source as? Future<Response>
+            origin = source as? Future<Response>
         } else {
-            responseSource = source.responseSource
+            origin = source.responseSource
         }
-        return takeWork(completingWith: result) ?? .empty
+        let work: WorkList? = withState { state in
+            guard case .pending(let observers, _) = state else { return nil }
+            responseSource = origin
+            state = .completed(result)
+            isSettled = true
+            return observers.sendingQueuedItemsNotForThisDrain()
+        }
+        return work ?? .empty
     }
 }

@@ -58,7 +58,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// the response and decoding uses that request's decoder: set by ``Future/data`` before the
     /// future is handed out, and copied from the future a value passes through from unchanged —
     /// the source of a `mapError`, a `recover` or a `flatRecover` that succeeded, the future a
-    /// `flatMap` or `flatRecover` continued with — just before this one completes. For a response
+    /// `flatMap` or `flatRecover` continued with — in the locked step that completes this one. For a response
     /// that passed through so, the future of the request it came from. Read only after this
     /// future has completed.
     ///

@@ -328,4 +328,24 @@ struct FutureStressTests {
             if Self.budgetSpent(since: start) { return }
         }
     }
+
+    /// Cancelling a flatMap whose inner future is pending sends the flatMap's observers to their
+    /// queue and cancels the inner future, whose step then tries to pass its result through. That
+    /// step wrote the flatMap's `responseSource` whether or not it completed it, while a mapError
+    /// on the queue read it: a data race ThreadSanitizer reports. Run under `--sanitize=thread`.
+    @Test(.timeLimit(.minutes(1)))
+    func cancellingAFlatMapWhileItsInnerFutureIsPendingDoesNotRaceItsObservers() async {
+        let count = 2_000
+        let queue = DispatchQueue(label: "stress.flatmap-cancel")
+        let sources = (0..<count).map { _ in Promise<Int>(callbackQueue: queue) }
+        let inners = (0..<count).map { _ in Promise<Int>() }
+        let chains = (0..<count).map { index in sources[index].future.flatMap { _ in inners[index].future } }
+        let tails = chains.map { chain in chain.mapError { $0 } }
+        for source in sources { source.succeed(1) }
+        queue.sync {}  // every flatMap now waits on its inner future
+        for chain in chains { chain.cancel() }
+        queue.sync {}
+        #expect(tails.allSatisfy { $0.result?.isConnectCancellation == true })
+        #expect(inners.allSatisfy { $0.future.result?.isConnectCancellation == true })
+    }
 }
