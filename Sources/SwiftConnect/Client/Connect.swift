@@ -192,11 +192,9 @@ public final class Connect: Sendable {
         let registry = inFlight
         let slot = registry.insert(promise.outermost)
         // A direct exchange leaves the registry itself, as it completes the promise or is cancelled:
-        // no observer to register, which would cost a closure and a work item per request.
-        if let exchange = DirectExchange.start(
-            request, pipeline: pipeline, promise: promise, registry: registry, slot: slot)
-        {
-            future.setCancelAction { exchange.cancel() }
+        // no observer to register, which would cost a closure and a work item per request. It is
+        // what cancelling the future cancels from before its transfer starts.
+        if DirectExchange.start(request, pipeline: pipeline, promise: promise, registry: registry, slot: slot) != nil {
             return
         }
         // Out of the registry once it completes, however that happens.
@@ -205,6 +203,11 @@ public final class Connect: Sendable {
             registry.remove(slot, holding: outermost)
             return .empty
         }
+        // Cancelled before the task below can be told (while it runs at once, up to its first
+        // suspension), the future itself stops the pipeline.
+        var running = pipeline
+        running.future = future
+        let pipeline = running
         let run: @Sendable () async -> Void = {
             let result = await pipeline.run(request)
             if let progress = pipeline.uploadProgress {

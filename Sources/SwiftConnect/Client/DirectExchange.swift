@@ -45,7 +45,8 @@ final class DirectExchange: Sendable {
     private let task = SessionTaskSlot()
 
     /// Sends `request` and completes `promise` with the outcome, if `pipeline` can run without a
-    /// task; returns `nil`, sending nothing, if it cannot.
+    /// task; returns `nil`, sending nothing, if it cannot. Cancelling the promise's response
+    /// future cancels the exchange.
     static func start(
         _ request: URLRequest, pipeline: Pipeline, promise: RequestPromise, registry: RequestRegistry, slot: Int
     ) -> DirectExchange? {
@@ -58,6 +59,9 @@ final class DirectExchange: Sendable {
         let exchange = DirectExchange(
             pipeline: pipeline, transport: transport, promise: promise, registry: registry, slot: slot,
             credentialOrigin: credentialOrigin)
+        // Before anything is sent: a cancellation from now on (`cancelAllRequests()` from another
+        // thread while the logger runs, say) stops the request before its transfer starts.
+        promise.response.setCancelAction { exchange.cancel() }
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
         pipeline.logger?.log(DebugDescription.curl(request, credentialHeaders: pipeline.credentialHeaders))
@@ -99,6 +103,8 @@ final class DirectExchange: Sendable {
             DispatchQueue.global().async { self.send(request, hops: hops) }
             return
         }
+        // Cancelled already (the promise is completed so): start no transfer.
+        if task.isCancelled { return }
         let start = DispatchTime.now()
         let transfer = transport.dataTask(for: request, slot: task) { outcome, othersInFlight in
             let bodySize = (try? outcome.get())?.0.count ?? 0

@@ -29,6 +29,17 @@ struct Pipeline: Sendable {
     var uploadBody: UploadBody? = nil
     /// Where an upload reports progress.
     var uploadProgress: UploadProgressReporter? = nil
+    /// The future the run's result completes, set by `Connect` for the run's task: cancelled, it
+    /// stops the run as the task's cancellation does. A task started with `Task.immediate` runs up
+    /// to its first suspension — adapters that do not suspend, the transport starting its
+    /// transfer — before `Connect` can pass the future's cancellation on to it; meanwhile only
+    /// the future knows (a `cancelAllRequests()` from another thread, say).
+    var future: Future<Response>? = nil
+
+    /// Whether the request was cancelled: its task, or its future before the task could learn of
+    /// it. The future completes only with the run's result, after the run, so until then a
+    /// completed one was cancelled.
+    var isCancelled: Bool { Task.isCancelled || future?.isPending == false }
 
     /// Attempts in all, whatever retriers answer, so that no combination of them loops forever.
     static let attemptLimit = 20
@@ -40,10 +51,10 @@ struct Pipeline: Sendable {
         var statuses: [Int?] = []
         while true {
             number += 1
-            if Task.isCancelled { return .failure(ConnectError.cancelled) }
+            if isCancelled { return .failure(ConnectError.cancelled) }
             let outcome = await attemptOnce(request, credentialOrigin: origin)
             guard case .failure(let error) = outcome.result else { return outcome.result }
-            if Task.isCancelled || (error as? ConnectError)?.isCancellation == true {
+            if isCancelled || (error as? ConnectError)?.isCancellation == true {
                 return .failure(ConnectError.cancelled)
             }
             guard number < Self.attemptLimit else { return outcome.result }
@@ -60,7 +71,7 @@ struct Pipeline: Sendable {
                 } catch {
                     // Cancelled while waiting, or a sleep of the configuration's that failed: its
                     // error, which is not a cancellation unless the request was cancelled.
-                    return .failure(Task.isCancelled ? ConnectError.cancelled : error)
+                    return .failure(isCancelled ? ConnectError.cancelled : error)
                 }
             case .redirect(let url):
                 request.url = url  // method and body kept; attemptOnce keeps credentials to `origin`
@@ -87,8 +98,8 @@ struct Pipeline: Sendable {
             adapted = try await middleware.adapt(request)
         } catch {
             // An adapter's error passes through as it is: a `CancellationError` of its own is not
-            // the request being cancelled, which `run` tells by its task.
-            return (.failure(Task.isCancelled ? ConnectError.cancelled : error), nil)
+            // the request being cancelled, which `run` tells by its task (or future).
+            return (.failure(isCancelled ? ConnectError.cancelled : error), nil)
         }
         // Adapters write headers and timeouts the build never saw; without adapters, the request
         // is the one the build checked.
@@ -100,7 +111,7 @@ struct Pipeline: Sendable {
             }
         }
         // Cancelled while an adapter ran (one that ignores cancellation): nothing is sent.
-        if Task.isCancelled { return (.failure(ConnectError.cancelled), nil) }
+        if isCancelled { return (.failure(ConnectError.cancelled), nil) }
         adapted = RedirectSafety.removingCredentials(
             from: adapted, unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
         logger?.log(DebugDescription.curl(adapted, credentialHeaders: credentialHeaders))
@@ -186,7 +197,7 @@ struct Pipeline: Sendable {
                 case .stop: return response
                 }
             }
-            if Task.isCancelled { throw ConnectError.cancelled }
+            if isCancelled { throw ConnectError.cancelled }
             logger?.log(DebugDescription.curl(next, credentialHeaders: credentialHeaders))
             // RedirectSafety turns the request into a GET without a body exactly when it changes
             // the method (303, or POST on 301/302); the upload body goes with it.

@@ -315,12 +315,53 @@ struct DirectExchangeTests {
         #expect(logger.lines.values.contains { $0.contains(next) })
         usleep(200_000)
         future.cancel()
+        let linesAtCancel = logger.lines.count
         let result = await future.asyncResult
         #expect((result.failureValue as? ConnectError)?.isCancellation == true)
         // The transfer itself ends, cancelled, long before the server would answer; had only the
         // future been cancelled, it would run on for the 10 s and then be validated.
-        #expect(await Self.eventually(within: 8) { logger.lines.values.contains { $0.contains("cancelled") } })
+        if !(await Self.eventually(within: 8) { logger.lines.values.contains { $0.contains("cancelled") } }) {
+            // Or it never started: its start leaves URLSession's queue for a global one, which a busy
+            // machine can hold up past the wait above, and a transfer cancelled before it starts is
+            // not started. Then nothing more comes, even once the server would have answered.
+            try await Task.sleep(nanoseconds: 3_000_000_000)
+            #expect(logger.lines.count == linesAtCancel)
+        }
         #expect(validated.values.isEmpty)
+    }
+
+    /// Holds the thread that logs the first message until `proceed` is signalled.
+    private struct HoldingLogger: ConnectLogger {
+        let lines = Recorder<String>()
+        let entered = Recorder<Bool>()
+        let proceed = DispatchSemaphore(value: 0)
+        func log(_ message: String) {
+            lines.append(message)
+            guard entered.count == 0 else { return }
+            entered.append(true)
+            _ = proceed.wait(timeout: .now() + 10)
+        }
+    }
+
+    /// `cancelAllRequests()` from another thread while a request is on its way to URLSession (here
+    /// held in the logger, which logs its cURL command just before the transfer starts) stops it
+    /// before it starts: nothing goes out, so nothing comes back to log.
+    @Test func aRequestCancelledBeforeItsTransferStartsIsNotSent() async throws {
+        let logger = HoldingLogger()
+        let connect = HTTPBin.connect { $0.logger = logger }
+        let futures = Recorder<Future<Data>>()
+        DispatchQueue.global().async {
+            futures.append(connect.request(Call(endpoint: "/get"), debugResponse: true))
+        }
+        #expect(await Self.eventually { logger.entered.count == 1 })
+        connect.cancelAllRequests()
+        logger.proceed.signal()
+        #expect(await Self.eventually { futures.count == 1 })
+        let result = try await #require(futures.values.first).asyncResult
+        #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        // A transfer started would be logged as it ends, cancelled or answered.
+        try await Task.sleep(nanoseconds: 500_000_000)
+        #expect(logger.lines.count == 1)
     }
 
     /// Whether `condition` holds within `seconds`.

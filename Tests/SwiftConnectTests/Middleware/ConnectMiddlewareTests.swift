@@ -270,6 +270,33 @@ struct ConnectMiddlewareRetrierTests {
         #expect(transport.requests.isEmpty)
     }
 
+    /// An adapter that does not suspend (it signs or looks up synchronously) runs at once, in
+    /// the request's task: `cancelAllRequests()` from another thread meanwhile still keeps the
+    /// request it adapted from being sent.
+    @Test func aRequestCancelledWhileAnAdapterRunsWithoutSuspendingIsNotSent() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("[]") }
+        let entered = DispatchSemaphore(value: 0)
+        let proceed = DispatchSemaphore(value: 0)
+        let adapter = ClosureAdapter { request in
+            entered.signal()
+            proceed.wait()  // synchronous work: no suspension point
+            return request
+        }
+        let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [adapter]))
+        let sent = Fixtures.Recorder<Future<Data>>()
+        DispatchQueue.global().async { sent.append(connect.request(TestConnector())) }
+        entered.wait()
+        connect.cancelAllRequests()
+        proceed.signal()
+        for _ in 0..<500 where sent.values.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        let future = try #require(sent.values.first)
+        let result = await future.asyncResult
+        #expect((Fixtures.error(of: result) as? ConnectError)?.isCancellation == true)
+        // The pipeline's task ends after the future: give it time to send, if it would.
+        for _ in 0..<20 where transport.requests.isEmpty { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(transport.requests.isEmpty)
+    }
+
     /// Holds whoever waits until `open()`.
     private final class HeldGate: @unchecked Sendable {
         // @unchecked Sendable: `waiter` is only touched under `lock`.
