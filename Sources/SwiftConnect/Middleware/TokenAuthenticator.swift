@@ -123,7 +123,8 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     ///
     /// A refresh running meanwhile does not overwrite it, and the requests waiting on that refresh
     /// send the token set; with `nil` (logging out), they fail with ``TokenRefreshCancelled``
-    /// instead of sending the refreshed token.
+    /// instead of sending the refreshed token. Requests made after this call do not wait for that
+    /// refresh: they send the token set, or, with `nil`, refresh for a token of their own.
     public func setToken(_ token: AccessToken?) async {
         await store.setToken(token)
     }
@@ -185,7 +186,8 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
 private actor TokenStore {
     private(set) var token: AccessToken?
     private(set) var refreshCount = 0
-    /// The refresh running, and the `generation` it started in.
+    /// The refresh running, and the `generation` it started in; after a `setToken`, the older
+    /// refresh until a newer one starts.
     private var refreshing: (task: Task<AccessToken, any Error>, generation: Int)?
     private var recentRefreshes: [Date] = []
     /// Bumped by `setToken`, so a refresh that started before it does not overwrite it.
@@ -225,10 +227,18 @@ private actor TokenStore {
         if token == rejected { unusable = rejected }
     }
 
+    /// The refresh a request needing a token waits for: the one running, unless `setToken` was
+    /// called since it started. That refresh can only bring the token set (``result(of:)``), which
+    /// is there already: a request made after `setToken` does not wait for it.
+    private var currentRefresh: (task: Task<AccessToken, any Error>, generation: Int)? {
+        guard let refreshing, refreshing.generation == generation else { return nil }
+        return refreshing
+    }
+
     /// A token fit to send: the current one, or a refreshed one if it is missing, expiring or
     /// discarded.
     func validToken(leeway: TimeInterval) async throws -> AccessToken {
-        if let refreshing { return try await result(of: refreshing) }
+        if let refreshing = currentRefresh { return try await result(of: refreshing) }
         if let token = usableToken(leeway: leeway) { return token }
         if let renewed = try await refresh() { return renewed }
         // The refresh limit is reached. A token within its leeway has not expired yet: send it
@@ -267,7 +277,7 @@ private actor TokenStore {
     func token(afterRejecting rejectedValue: String?, headerValue: (AccessToken) -> String) async throws
         -> AccessToken?
     {
-        if let refreshing { return try await result(of: refreshing) }
+        if let refreshing = currentRefresh { return try await result(of: refreshing) }
         if let token, headerValue(token) != rejectedValue { return token }
         return try await refresh()
     }
@@ -297,7 +307,8 @@ private actor TokenStore {
             }
         }
         refreshing = (task, startedGeneration)
-        defer { refreshing = nil }
+        // A refresh started after a `setToken` that came during this one has taken its place.
+        defer { if refreshing?.generation == startedGeneration { refreshing = nil } }
         let outcome = await task.result
         if generation != startedGeneration { return try tokenSetDuringRefresh() }
         do {

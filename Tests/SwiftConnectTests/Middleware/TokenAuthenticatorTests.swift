@@ -451,6 +451,53 @@ struct TokenAuthenticatorTests {
         #expect(refresher.calls.value == 1)
     }
 
+    /// A request made after `setToken` does not wait for a refresh that was running when the
+    /// token was set (a slow or stuck login server): that refresh can only bring the token set, so
+    /// the request is sent with it at once, while the refresh still runs.
+    @Test func aRequestMadeAfterSetTokenDoesNotWaitForAnOlderRefresh() async throws {
+        let refresher = HeldRefresher { AccessToken("refreshed") }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = connect.request(Middleware.Call())
+        try await refresher.started.wait()
+        await authenticator.setToken(AccessToken("set-by-user"))
+        let second = connect.request(Middleware.Call())
+        for _ in 0..<200 where second.result == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(second.result != nil, "still waiting on the refresh started before setToken")
+        #expect(first.result == nil)
+        refresher.mayFinish.open()
+        _ = try await first.value
+        _ = try await second.value
+        #expect(transport.requests.map(authorization) == ["Bearer set-by-user", "Bearer set-by-user"])
+        #expect(refresher.calls.value == 1)
+    }
+
+    /// After logging out during a refresh, the next request asks for a token of its own rather
+    /// than wait for the refresh of the session logged out of (and fail with it).
+    @Test func aRequestMadeAfterLoggingOutDuringARefreshRefreshesAgain() async throws {
+        let firstMayFinish = Fixtures.Gate()
+        let refresher = CountingRefresher { call in
+            if call == 1 { try await firstMayFinish.wait() }
+            return AccessToken("t\(call)")
+        }
+        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
+        let transport = RecordingTransport()
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = connect.request(Middleware.Call())
+        for _ in 0..<200 where refresher.calls.value == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        await authenticator.setToken(nil)
+        let second = connect.request(Middleware.Call())
+        for _ in 0..<200 where second.result == nil { try await Task.sleep(nanoseconds: 10_000_000) }
+        #expect(try second.result?.get() != nil, "still waiting on the refresh started before logging out")
+        #expect(refresher.calls.value == 2)
+        // The older refresh, ending, neither overwrites the new token nor sends its own.
+        firstMayFinish.open()
+        _ = await first.asyncResult
+        #expect(await authenticator.token == AccessToken("t2"))
+        #expect(!transport.requests.map(authorization).contains("Bearer t1"))
+    }
+
     /// Logging out while a refresh runs: the requests waiting on it, the one that started it
     /// included, fail with `TokenRefreshCancelled` and send nothing; the refreshed token is not
     /// kept, and the next request refreshes again.
