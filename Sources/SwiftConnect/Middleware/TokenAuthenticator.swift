@@ -329,19 +329,25 @@ private actor TokenStore {
 /// itself: those requests were not cancelled. Also thrown to them when
 /// ``TokenAuthenticator/setToken(_:)`` set no token (logging out) while the refresh ran: the
 /// refreshed token is neither sent nor kept. The next request that needs a token refreshes again.
-public struct TokenRefreshCancelled: Error, Sendable, CustomStringConvertible {
+public struct TokenRefreshCancelled: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// What the refresher threw: ``ConnectError/cancelled``, a `CancellationError` or a cancelled
     /// `URLError`; a `CancellationError` when logging out ended the refresh.
     public let underlying: any Error
 
     /// A readable explanation.
     public var description: String { "The access token could not be refreshed: the refresh was cancelled" }
+
+    /// Same as ``description``, also as `localizedDescription`.
+    public var errorDescription: String? { description }
 }
 
 /// Thrown when a token is needed before sending but the refresh limit has been reached.
-public struct TokenRefreshLimitReached: Error, Sendable, CustomStringConvertible {
+public struct TokenRefreshLimitReached: Error, Sendable, CustomStringConvertible, LocalizedError {
     /// A readable explanation.
     public var description: String { "The access token could not be refreshed: too many refreshes in a short time" }
+
+    /// Same as ``description``, also as `localizedDescription`.
+    public var errorDescription: String? { description }
 }
 
 private struct ClosureTokenRefresher: TokenRefresher {

@@ -116,7 +116,7 @@ public struct ErrorHandler: ErrorHandlerProtocol {
 
 /// An error carrying only the server's message; what ``ErrorHandler/handle(response:)`` returns
 /// when called directly.
-public struct ErrorMessage: Error, Sendable, Hashable, CustomStringConvertible {
+public struct ErrorMessage: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// The server's message.
     public let message: String
 
@@ -127,4 +127,7 @@ public struct ErrorMessage: Error, Sendable, Hashable, CustomStringConvertible {
 
     /// The message.
     public var description: String { message }
+
+    /// The message, also as `localizedDescription`.
+    public var errorDescription: String? { message }
 }

@@ -91,10 +91,13 @@ public struct ResponseValidator: Sendable {
 }
 
 /// The keys ``ResponseValidator/requiredJSONKeys(_:)`` did not find.
-public struct MissingJSONKeys: Error, Sendable, Equatable, CustomStringConvertible {
+public struct MissingJSONKeys: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
     /// The missing keys or key paths.
     public let keys: [String]
 
     /// A readable explanation.
     public var description: String { "Missing JSON keys: \(keys.joined(separator: ", "))" }
+
+    /// Same as ``description``, also as `localizedDescription`.
+    public var errorDescription: String? { description }
 }

@@ -83,6 +83,31 @@ private func isUnauthorized(_ result: Result<Data, any Error>) -> Bool {
     return response.statusCode == 401
 }
 
+// MARK: - Errors
+
+@Suite("TokenAuthenticator: errors")
+struct TokenAuthenticatorErrorTests {
+    /// Apps show `error.localizedDescription`, which said only "The operation could not be
+    /// completed. (SwiftConnect.TokenRefreshCancelled error 1.)".
+    @Test func theRefreshErrorsLocalizedDescriptionsSayWhatHappened() async throws {
+        let cancelling = TokenAuthenticator(token: nil) { _ in throw ConnectError.cancelled }
+        let cancelled = try #require(
+            Fixtures.error(
+                of: await Middleware.connect(transport: server(accepting: "new"), middleware: cancelling)
+                    .request(Middleware.Call()).asyncResult))
+        #expect(cancelled is TokenRefreshCancelled)
+        #expect(cancelled.localizedDescription == "\(cancelled)")
+
+        let refresher = CountingRefresher { _ in AccessToken("short", expiresAt: start - 1) }
+        let limiting = TokenAuthenticator(token: nil, refresher: refresher, maximumRefreshes: 1, now: { start })
+        let connect = Middleware.connect(transport: server(accepting: "nothing"), middleware: limiting)
+        _ = await connect.request(Middleware.Call()).asyncResult
+        let limited = try #require(Fixtures.error(of: await connect.request(Middleware.Call()).asyncResult))
+        #expect(limited is TokenRefreshLimitReached)
+        #expect(limited.localizedDescription == "\(limited)")
+    }
+}
+
 // MARK: - Tokens the header cannot carry
 
 @Suite("TokenAuthenticator: invalid tokens")

@@ -149,6 +149,13 @@ struct DefaultErrorHandlerTests {
         #expect(error.description == "Token expired")
     }
 
+    /// Apps show `error.localizedDescription`; for an error that is not a `LocalizedError` that
+    /// is "The operation could not be completed. (SwiftConnect.ErrorMessage error 1.)".
+    @Test func anErrorMessagesLocalizedDescriptionIsTheServersMessage() {
+        let error: any Error = ErrorMessage(message: "Token expired")
+        #expect(error.localizedDescription == "Token expired")
+    }
+
     @Test func handleResponseDictionaryWithoutMessageStillReturnsAnError() {
         #expect(handler.handle(response: ["unrelated": 1]) != nil)
     }

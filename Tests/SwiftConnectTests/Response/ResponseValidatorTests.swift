@@ -45,6 +45,17 @@ private func validationFailure<Value>(_ result: Result<Value, any Error>) -> (
 
 @Suite("ResponseValidator")
 struct ResponseValidatorTests {
+    /// Apps show `error.localizedDescription`, which said only "The operation could not be
+    /// completed. (SwiftConnect.MissingJSONKeys error 1.)".
+    @Test func missingJSONKeysLocalizedDescriptionNamesTheKeys() {
+        let validator = ResponseValidator.requiredJSONKeys(["status", "data.id"])
+        #expect {
+            try validator.validate(Fixtures.response(status: 200, body: "{}"))
+        } throws: { error in
+            error.localizedDescription == "Missing JSON keys: status, data.id"
+        }
+    }
+
     @Test func dataValidatorReceivesTheBody() throws {
         let seen = Fixtures.Recorder<Data>()
         try ResponseValidator.data { seen.append($0) }.validate(Fixtures.response(status: 200, body: #"{"a":1}"#))
