@@ -130,8 +130,20 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
     /// The underlying error's own description — but for a `URLError` that has none, as
     /// FoundationNetworking gives a timeout ("The operation could not be completed. (NSURLErrorDomain
     /// error -1001.)"): what its code means, the code, and the URL it names (redacted).
+    ///
+    /// A Swift error of a transport's own (a `StubTransport` closure's) that is no
+    /// `LocalizedError` has no localized description ("The operation could not be completed.
+    /// (MyApp.Offline error 1.)"): its `description` is used, where it has one. Foundation's
+    /// errors keep their localized description: their `description` lists their `userInfo`, URLs
+    /// unredacted.
     static func transportDescription(of error: any Error) -> String {
         guard let urlError = error as? URLError, urlError.userInfo[NSLocalizedDescriptionKey] == nil else {
+            // Through `Any`: from `any Error`, the compiler takes the cast to succeed always (by NSError).
+            if !(error is LocalizedError), !(error is CustomNSError), !(type(of: error) is NSError.Type),
+                let described = (error as Any) as? CustomStringConvertible
+            {
+                return described.description
+            }
             return error.localizedDescription
         }
         var text = "\(meaning(of: urlError.code)) (NSURLErrorDomain error \(urlError.code.rawValue))"

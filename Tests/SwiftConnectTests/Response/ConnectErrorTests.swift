@@ -104,6 +104,28 @@ struct ConnectErrorTests {
                 == "Transport error: The server's host name could not be found (NSURLErrorDomain error -1003)")
     }
 
+    /// A `StubTransport` closure, or a transport of your own, throwing an error of its own that is
+    /// no `LocalizedError`: its `localizedDescription` is "The operation could not be completed.
+    /// (….Offline error 1.)", which says nothing of what happened.
+    @Test func aTransportErrorOfYourOwnIsDescribedByItsDescription() async throws {
+        struct Offline: Error, CustomStringConvertible {
+            var description: String { "the device is offline" }
+        }
+        let connect = makeConnect(transport: StubTransport { _ in throw Offline() })
+        let error = try #require(Fixtures.error(of: await connect.request(TestConnector()).asyncResult))
+        #expect("\(error)" == "Transport error: the device is offline")
+        #expect(error.localizedDescription == "Transport error: the device is offline")
+    }
+
+    /// Foundation's errors keep their localized description: their `description` lists their
+    /// `userInfo`, the failing URL unredacted.
+    @Test func aFoundationErrorIsDescribedByItsLocalizedDescription() {
+        let error = NSError(
+            domain: "Test", code: 7,
+            userInfo: [NSLocalizedDescriptionKey: "The disk is full", "url": "https://u:hunter2@h.test/"])
+        #expect(ConnectError.transport(underlying: error).description == "Transport error: The disk is full")
+    }
+
     @Test func decodingDescriptionIsTheFailuresDescription() {
         let failure = DecodingFailure(
             type: "Todo", keyPath: "data.item", reason: "key 'title' not found", underlyingError: nil,
