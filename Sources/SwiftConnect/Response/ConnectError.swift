@@ -248,7 +248,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .invalidBaseURL(let url):
             return "base URL '\(DebugDescription.redactedURL(url))' must be an absolute http or https URL with a host"
         case .malformedEndpoint(let endpoint, let detail):
-            return "endpoint '\(endpoint)' is malformed: \(detail)"
+            // An endpoint's own query may carry a key (`/geo?appid=…`): redacted as a URL's is.
+            return "endpoint '\(DebugDescription.redactedURL(endpoint))' is malformed: \(detail)"
         case .missingPathValue(let slot):
             return "no path parameter fills the slot {\(slot)}"
         case .unusedPathParameter(let key):
@@ -279,9 +280,10 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .unsupportedURL(let url):
             return "'\(DebugDescription.redactedURL(url))' is not an absolute http or https URL with a host"
         case .fileNotFound(let url):
-            return "no file to upload at \(url.isFileURL ? url.path : url.absoluteString)"
+            return "no file to upload at \(url.isFileURL ? url.path : DebugDescription.redactedURL(url))"
         case .fileNotReadable(let url):
-            return "\(url.isFileURL ? url.path : url.absoluteString) is not a regular file this process can read"
+            let file = url.isFileURL ? url.path : DebugDescription.redactedURL(url)
+            return "\(file) is not a regular file this process can read"
         case .invalidPartName(let name):
             return "multipart field name '\(name)' is empty or contains NUL"
         case .invalidFileName(let name):

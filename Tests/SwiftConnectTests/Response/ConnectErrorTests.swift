@@ -42,6 +42,25 @@ struct ConnectErrorTests {
         }
     }
 
+    /// An endpoint may carry a key in its own query (`/geo?appid=…&q={city}`), and a file URL
+    /// that is not a `file://` URL may carry a password: the reasons that name them redact them as
+    /// the reasons that name a base URL do.
+    @Test func invalidRequestReasonsRedactCredentialsInEndpointsAndFileURLs() throws {
+        let url = try #require(URL(string: "https://user:hunter2@h.test/f?api_key=QSECRET&page=2"))
+        let descriptions = [
+            ConnectError.invalidRequest(
+                .malformedEndpoint("/geo?api_key=QSECRET&q={city", detail: "unclosed slot {city")
+            ).description,
+            ConnectError.invalidRequest(.fileNotFound(url)).description,
+            ConnectError.invalidRequest(.fileNotReadable(url)).description,
+        ]
+        for description in descriptions {
+            #expect(!description.contains("hunter2"), "\(description)")
+            #expect(!description.contains("QSECRET"), "\(description)")
+            #expect(description.contains("api_key=<redacted>"), "\(description)")
+        }
+    }
+
     @Test func unacceptableStatusWithoutMessageStillNamesTheStatus() {
         let error = ConnectError.unacceptableStatus(notFound, message: nil)
         #expect(error.description.contains("404"))
