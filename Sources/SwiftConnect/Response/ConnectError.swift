@@ -104,7 +104,10 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
             let target = response.request.httpMethod.map { "\($0) \(url)" }
             var text = "Unacceptable status \(response.statusCode)"
             if let target { text += " for \(target)" }
-            if let message, !message.isEmpty { text += ": \(message)" }
+            // The server's text, on this one line: its line breaks would split it (and could start
+            // a forged line in a log).
+            let line = message?.split(whereSeparator: \.isNewline).joined(separator: " ") ?? ""
+            if !line.isEmpty { text += ": \(line)" }
             return text
         case .decoding(let failure):
             return failure.description

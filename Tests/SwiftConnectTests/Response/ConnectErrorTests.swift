@@ -61,6 +61,19 @@ struct ConnectErrorTests {
         }
     }
 
+    /// The description is documented as one line, and logs take it as one: the server's message,
+    /// which the server chooses, cannot break it (nor start a forged log line).
+    @Test func unacceptableStatusDescriptionIsOneLineWhateverTheServersMessage() throws {
+        let response = Fixtures.response(
+            status: 500, body: "Internal error\r\n[INFO] all good\nretry later\u{2028}thanks",
+            headers: ["Content-Type": "text/plain"])
+        let error = try #require(ErrorHandler().handle(response) as? ConnectError)
+        #expect(error.description.split(whereSeparator: \.isNewline).count == 1, "\(error.description)")
+        #expect(error.description.hasSuffix(": Internal error [INFO] all good retry later thanks"))
+        guard case .unacceptableStatus(_, let message) = error else { return }
+        #expect(message == "Internal error\r\n[INFO] all good\nretry later\u{2028}thanks", "the message is kept")
+    }
+
     @Test func unacceptableStatusWithoutMessageStillNamesTheStatus() {
         let error = ConnectError.unacceptableStatus(notFound, message: nil)
         #expect(error.description.contains("404"))
