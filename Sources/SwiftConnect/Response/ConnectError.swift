@@ -37,7 +37,8 @@ public enum ConnectError: Error, Sendable {
     case cancelled
     /// The server's answer was not an HTTP response.
     case invalidResponse
-    /// The server redirected more than ten times in a row; the last redirect response is kept.
+    /// The server redirected more times in a row than the redirect policy follows (ten by default;
+    /// ``RedirectPolicy/follow(maximumHops:)``); the last redirect response is kept.
     case tooManyRedirects(Response)
     /// The work behind the future was dropped without completing it (its ``Promise`` was released).
     case abandoned
