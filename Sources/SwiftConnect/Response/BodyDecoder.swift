@@ -122,7 +122,7 @@ enum BodyDecoder {
         do {
             return try decoder.decode(T.self, from: data)
         } catch {
-            throw failure(type, keyPath: nil, decoding: error, response: response)
+            throw failure(type, keyPath: nil, decoding: error, in: data, response: response)
         }
     }
 
@@ -142,15 +142,15 @@ enum BodyDecoder {
                 try decoder.decode(KeyPathBox<T>.self, from: data).outcome
             }
         } catch {
-            throw failure(type, keyPath: keyPath, decoding: error, response: response)
+            throw failure(type, keyPath: keyPath, decoding: error, in: data, response: response)
         }
     }
 
-    /// The failure for an error the decoder threw.
+    /// The failure for an error the decoder threw decoding `data`.
     private static func failure(
-        _ type: Any.Type, keyPath: String?, decoding error: any Error, response: Response?
+        _ type: Any.Type, keyPath: String?, decoding error: any Error, in data: Data, response: Response?
     ) -> ConnectError {
-        let reason = (error as? DecodingError).map(describe) ?? "\(error)"
+        let reason = (error as? DecodingError).map { describe($0, decoding: data) } ?? "\(error)"
         return failure(type, keyPath: keyPath, reason: reason, underlying: error, response: response)
     }
 
@@ -163,8 +163,8 @@ enum BodyDecoder {
                 underlyingError: underlying, response: response))
     }
 
-    /// "key 'title' not found at 'data.item'" and the like.
-    static func describe(_ error: DecodingError) -> String {
+    /// "key 'title' not found at 'data.item'" and the like, for an error decoding `data`.
+    static func describe(_ error: DecodingError, decoding data: Data) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
             return text.isEmpty ? "the top level" : "'\(text)'"
@@ -177,7 +177,17 @@ enum BodyDecoder {
         case .typeMismatch(let type, let context):
             return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
         case .dataCorrupted(let context):
-            return "invalid JSON at \(path(context.codingPath)): \(context.debugDescription)"
+            // The decoder reports a body that does not parse and a value its type refuses (an
+            // unknown enum case, a date in another format) alike. The body is parsed first, so a
+            // value inside it is valid JSON; only a top-level one needs a look at the body.
+            if context.codingPath.isEmpty,
+                (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil
+            {
+                // Where the parser stopped, where it says (Apple platforms).
+                let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
+                return "the body is not valid JSON" + (detail.map { ": \($0)" } ?? "")
+            }
+            return "invalid value at \(path(context.codingPath)): \(context.debugDescription)"
         @unknown default:
             return "\(error)"
         }

@@ -260,6 +260,31 @@ struct DecodedTests {
         #expect(failure.reason.contains("JSON"), "reason: \(failure.reason)")
     }
 
+    /// JSONDecoder reports a body that does not parse and a value its type refuses (an unknown
+    /// enum case, a date in another format) as the same `dataCorrupted`: the reason says which,
+    /// rather than "invalid JSON" for a body that is valid JSON.
+    @Test func aValueTheTypeRefusesIsNotReportedAsInvalidJSON() async throws {
+        struct Ticket: Decodable, Sendable {
+            enum Status: String, Decodable, Sendable { case open, closed }
+            let status: Status
+        }
+        let unknownCase = await connect(body: #"{"data":{"status":"pending"}}"#)
+            .request(TestConnector()).decoded(toType: Ticket.self, keyPath: "data").asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: unknownCase)))
+        #expect(failure.reason.hasPrefix("invalid value at 'data.status': "), "reason: \(failure.reason)")
+        #expect(failure.reason.contains("pending"), "reason: \(failure.reason)")
+
+        let otherDateFormat = await connect(body: #""yesterday""#) { $0.jsonDecoder.dateDecodingStrategy = .iso8601 }
+            .request(TestConnector()).decoded(toType: Date.self).asyncResult
+        let dateFailure = try #require(decodingFailure(Fixtures.error(of: otherDateFormat)))
+        #expect(dateFailure.reason.hasPrefix("invalid value at the top level: "), "reason: \(dateFailure.reason)")
+
+        let html = await connect(body: "<html><body>Bad gateway</body></html>")
+            .request(TestConnector()).decoded(toType: Ticket.self).asyncResult
+        let htmlFailure = try #require(decodingFailure(Fixtures.error(of: html)))
+        #expect(htmlFailure.reason.hasPrefix("the body is not valid JSON"), "reason: \(htmlFailure.reason)")
+    }
+
     @Test func emptyKeyPathComponentFailsClearly() async throws {
         let result = await connect(body: #"{"data":{"item":{"id":1,"title":"x"}}}"#)
             .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data..item").asyncResult
