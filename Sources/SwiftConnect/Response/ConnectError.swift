@@ -308,6 +308,16 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     public static func == (lhs: InvalidRequestReason, rhs: InvalidRequestReason) -> Bool {
         switch (lhs, rhs) {
         case (.encodingFailed, .encodingFailed), (.parametersFailed, .parametersFailed): return true
+        // Compared by value: their descriptions redact passwords and secret query values, which
+        // would make different URLs equal.
+        case (.invalidBaseURL(let left), .invalidBaseURL(let right)), (.invalidURL(let left), .invalidURL(let right)),
+            (.unsupportedURL(let left), .unsupportedURL(let right)):
+            return left == right
+        case (.malformedEndpoint(let left, let leftDetail), .malformedEndpoint(let right, let rightDetail)):
+            return left == right && leftDetail == rightDetail
+        case (.fileNotFound(let left), .fileNotFound(let right)),
+            (.fileNotReadable(let left), .fileNotReadable(let right)):
+            return left == right
         default: return lhs.description == rhs.description
         }
     }

@@ -271,4 +271,23 @@ struct ConnectErrorTests {
             InvalidRequestReason.encodingFailed(underlying: URLError(.unknown))
                 == .encodingFailed(underlying: CancellationError()))
     }
+
+    /// Descriptions redact URLs: reasons that differ only in a password or a secret query value
+    /// describe alike, but are not equal.
+    @Test func reasonsThatDifferOnlyWhereTheDescriptionRedactsAreNotEqual() throws {
+        let one = "https://user:one@h.test/x?token=1"
+        let two = "https://user:two@h.test/x?token=2"
+        #expect(InvalidRequestReason.invalidBaseURL(one) != .invalidBaseURL(two))
+        #expect(InvalidRequestReason.invalidURL(one) != .invalidURL(two))
+        #expect(InvalidRequestReason.unsupportedURL(one) != .unsupportedURL(two))
+        #expect(
+            InvalidRequestReason.malformedEndpoint("/x?token=1&q={q", detail: "unclosed slot {q")
+                != .malformedEndpoint("/x?token=2&q={q", detail: "unclosed slot {q"))
+        let (oneURL, twoURL) = (try #require(URL(string: one)), try #require(URL(string: two)))
+        #expect(InvalidRequestReason.fileNotFound(oneURL) != .fileNotFound(twoURL))
+        #expect(InvalidRequestReason.fileNotReadable(oneURL) != .fileNotReadable(twoURL))
+        #expect(InvalidRequestReason.invalidBaseURL(one) == .invalidBaseURL(one))
+        #expect(InvalidRequestReason.fileNotFound(oneURL) == .fileNotFound(oneURL))
+        #expect(InvalidRequestReason.invalidBaseURL(one) != .invalidURL(one))
+    }
 }
