@@ -124,7 +124,9 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
         case .abandoned:
             return "The operation was dropped before it completed"
         case .uploadSourceChanged(let file, let detail):
-            return "The upload was aborted because file \(file) changed while it was being sent: \(detail)"
+            // Not "changed": the detail says what happened (a stream that could not be made, a read
+            // that failed, a size that changed).
+            return "The upload was aborted while file \(file) was being sent: \(detail)"
         }
     }
 

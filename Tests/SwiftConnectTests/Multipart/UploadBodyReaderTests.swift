@@ -18,6 +18,22 @@ struct UploadBodyReaderTests {
         return try multipart.makeBody(framing: .contentLength)
     }
 
+    /// A source that fails without changing — a stream that cannot be made, a file that cannot
+    /// be read — is not described as one that changed.
+    @Test func aSourceThatFailsIsDescribedByWhatHappenedNotAsChanged() throws {
+        struct Locked: Error, CustomStringConvertible {
+            var description: String { "the photo library is locked" }
+        }
+        let file = File(name: "clip.mov", key: "video", mimeType: .mov, length: 10) { throw Locked() }
+        #expect {
+            try body(file).data()
+        } throws: { error in
+            "\(error)"
+                == "The upload was aborted while file \"clip.mov\" (key \"video\", video/quicktime, a stream of 10 bytes)"
+                + " was being sent: its stream could not be made: the photo library is locked"
+        }
+    }
+
     /// Reads `reader` to its end or failure, `chunk` bytes at a time.
     func readAll(_ reader: UploadBodyReader, chunk: Int = 7, afterFirstRead: () throws -> Void = {}) throws
         -> (data: Data, result: Int)
