@@ -104,13 +104,29 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
     }
 
-    /// A short `text/plain` body, trimmed; `nil` for anything else.
+    /// A short `text/plain` body, trimmed; `nil` for anything else. Read in the charset its
+    /// `Content-Type` names: UTF-8 (the default), US-ASCII, ISO-8859-1 (`latin1`) or windows-1252.
     static func textMessage(in response: Response) -> String? {
-        guard response.headers["Content-Type"]?.lowercased().hasPrefix("text/plain") == true,
-            response.data.count <= 1024, let text = String(data: response.data, encoding: .utf8)
+        guard let contentType = response.headers["Content-Type"]?.lowercased(),
+            contentType.hasPrefix("text/plain"), response.data.count <= 1024,
+            let text = String(data: response.data, encoding: encoding(of: contentType))
         else { return nil }
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         return trimmed.isEmpty ? nil : trimmed
+    }
+
+    /// The encoding a lowercased `Content-Type`'s `charset` parameter names, among the few that
+    /// plain-text error bodies come in; UTF-8 for any other, or none.
+    private static func encoding(of contentType: String) -> String.Encoding {
+        guard let range = contentType.range(of: "charset=") else { return .utf8 }
+        let charset = contentType[range.upperBound...].prefix { $0 != ";" }
+            .trimmingCharacters(in: CharacterSet(charactersIn: "\" \t"))
+        switch charset {
+        case "iso-8859-1", "latin1", "iso_8859-1", "l1": return .isoLatin1
+        case "windows-1252", "cp1252": return .windowsCP1252
+        case "us-ascii", "ascii": return .ascii
+        default: return .utf8
+        }
     }
 }
 

@@ -120,6 +120,21 @@ struct DefaultErrorHandlerTests {
         #expect(failure.message == "Forbidden: no access to this project")
     }
 
+    /// A plain-text body in the charset its `Content-Type` names (ISO-8859-1 from an older server)
+    /// is read in that charset: decoded as UTF-8, it was no text at all, and the message was lost.
+    @Test(arguments: ["iso-8859-1", "ISO-8859-1", "\"latin1\"", "windows-1252"])
+    func plainTextInTheCharsetItsContentTypeNamesBecomesTheMessage(charset: String) throws {
+        let url = try #require(URL(string: "http://example.test/items"))
+        let http = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 403, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "text/plain; charset=\(charset)"]))
+        let body = Data("Accès refusé".unicodeScalars.map { UInt8($0.value) })  // one byte a letter
+        let response = Response(request: URLRequest(url: url), httpResponse: http, data: body)
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.message == "Accès refusé")
+    }
+
     @Test func longPlainTextBodyIsNotUsedAsTheMessage() throws {
         let text = String(repeating: "x", count: 4096)
         let response = Fixtures.response(status: 500, body: text, headers: ["Content-Type": "text/plain"])
