@@ -15,62 +15,9 @@ struct AcceptanceTests {
 
     // MARK: Fixtures
 
-    /// What httpbin's `/anything`, `/post`, `/put`, … echo back.
-    struct Echo: Decodable, Sendable {
-        let method: String?
-        let url: String
-        let args: [String: Strings]
-        let headers: [String: String]
-        let json: JSON?
-        let data: String?
-        let form: [String: Strings]?
-        let files: [String: Strings]?
-
-        func header(_ name: String) -> String? {
-            headers.first { $0.key.caseInsensitiveCompare(name) == .orderedSame }?.value
-        }
-    }
-
-    /// httpbin gives a single value as a string and a repeated one as a list.
-    enum Strings: Decodable, Sendable, Equatable {
-        case one(String)
-        case many([String])
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(String.self) {
-                self = .one(value)
-            } else {
-                self = .many(try container.decode([String].self))
-            }
-        }
-    }
-
-    indirect enum JSON: Decodable, Sendable, Equatable {
-        case null
-        case bool(Bool)
-        case number(Double)
-        case string(String)
-        case array([JSON])
-        case object([String: JSON])
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() {
-                self = .null
-            } else if let value = try? container.decode(Bool.self) {
-                self = .bool(value)
-            } else if let value = try? container.decode(Double.self) {
-                self = .number(value)
-            } else if let value = try? container.decode(String.self) {
-                self = .string(value)
-            } else if let value = try? container.decode([JSON].self) {
-                self = .array(value)
-            } else {
-                self = .object(try container.decode([String: JSON].self))
-            }
-        }
-    }
+    /// httpbin's echo and its values: the integration tests' own (HTTPBin.swift).
+    typealias Strings = StringOrStrings
+    typealias JSON = JSONValue
 
     struct Todo: Codable, Sendable, Equatable {
         let userId: Int

@@ -53,6 +53,8 @@ struct Echo: Decodable, Sendable {
     let json: JSONValue?
     let data: String?
     let form: [String: StringOrStrings]?
+    /// The files of a multipart body, by field name.
+    let files: [String: StringOrStrings]?
 
     /// A header as the server received it (httpbin title-cases names).
     func header(_ name: String) -> String? {
