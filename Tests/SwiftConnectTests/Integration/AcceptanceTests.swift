@@ -880,7 +880,7 @@ struct AcceptanceTests {
     }
 
     @Test func cancellingGivesOneDistinguishableError() async throws {
-        let slow = Call(endpoint: "/delay/{s}", parameters: Parameter.path(key: "s", value: "5"))
+        let slow = Call(endpoint: "/delay/{s}", parameters: Parameter.path(key: "s", value: "10"))
         let calls = Counter()
         let future = connect.request(slow)
         let first = await withCheckedContinuation {
@@ -1158,10 +1158,12 @@ extension AcceptanceTests {
     @Test(arguments: [false, true])
     func cancellingAnUploadOrAPipelinedRequestFailsWithCancelled(throughThePipeline: Bool) async throws {
         let connect = throughThePipeline ? Self.pipelineConnect() : Self.connect()
+        // Slow enough that the cancel comes first however long this test waits for its thread
+        // under a loaded parallel run: 10 s, and 40 MB read at 10 MB/s.
         let slowPipelined = connect.request(
-            Call(endpoint: "/delay/{s}", parameters: Parameter.path(key: "s", value: "3")))
+            Call(endpoint: "/delay/{s}", parameters: Parameter.path(key: "s", value: "10")))
         let upload = connect.upload(
-            files: [File(name: "big", key: "f", mimeType: .binary, data: Data(count: 5_000_000))],
+            files: [File(name: "big", key: "f", mimeType: .binary, data: Data(count: 40_000_000))],
             to: UploadCall(endpoint: "/sink?slow=1"))
         try await Task.sleep(nanoseconds: 50_000_000)
         slowPipelined.cancel()
@@ -1335,7 +1337,7 @@ extension AcceptanceTests {
     @Test func aTimeoutIsATransportErrorNotACancellation() async throws {
         struct Slow: Connector {
             var baseURL: URL { HTTPBin.baseURL }
-            var endpoint: String { "/delay/3" }
+            var endpoint: String { "/delay/10" }
             var timeoutInterval: TimeInterval? { 1 }
         }
         let error = await connectError(connect.request(Slow()))
@@ -1940,7 +1942,7 @@ extension AcceptanceTests {
 
     @Test func uploadTaskCancelEndsProgressAndFailsWithCancelled() async throws {
         let task = connect.uploadTask(
-            files: [File(name: "big", key: "f", mimeType: .binary, data: Data(count: 8_000_000))],
+            files: [File(name: "big", key: "f", mimeType: .binary, data: Data(count: 40_000_000))],
             to: UploadCall(endpoint: "/sink?slow=1"))
         try await Task.sleep(nanoseconds: 50_000_000)
         task.cancel()
