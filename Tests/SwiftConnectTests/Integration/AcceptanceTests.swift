@@ -905,8 +905,9 @@ struct AcceptanceTests {
         connect.cancelAllRequests()
         #expect(await connectError(all)?.isCancellation == true)
 
+        // Cancelled before or after its request starts, as the scheduler has it: either way the
+        // request fails as cancelled (a sleep here may outlast the request in a loaded run).
         let task = Task { try await connect.request(slow).value }
-        try await Task.sleep(nanoseconds: 100_000_000)
         task.cancel()
         do {
             _ = try await task.value
@@ -1158,14 +1159,13 @@ extension AcceptanceTests {
     @Test(arguments: [false, true])
     func cancellingAnUploadOrAPipelinedRequestFailsWithCancelled(throughThePipeline: Bool) async throws {
         let connect = throughThePipeline ? Self.pipelineConnect() : Self.connect()
-        // Slow enough that the cancel comes first however long this test waits for its thread
-        // under a loaded parallel run: 10 s, and 40 MB read at 10 MB/s.
+        // Cancelled with no suspension in between: in a loaded parallel run, a sleep before the
+        // cancel lasted longer than the request (a 50 ms sleep outlasted a 3 s /delay).
         let slowPipelined = connect.request(
             Call(endpoint: "/delay/{s}", parameters: Parameter.path(key: "s", value: "10")))
         let upload = connect.upload(
             files: [File(name: "big", key: "f", mimeType: .binary, data: Data(count: 40_000_000))],
             to: UploadCall(endpoint: "/sink?slow=1"))
-        try await Task.sleep(nanoseconds: 50_000_000)
         slowPipelined.cancel()
         upload.cancel()
         #expect(await connectError(slowPipelined)?.isCancellation == true)
@@ -1944,8 +1944,7 @@ extension AcceptanceTests {
         let task = connect.uploadTask(
             files: [File(name: "big", key: "f", mimeType: .binary, data: Data(count: 40_000_000))],
             to: UploadCall(endpoint: "/sink?slow=1"))
-        try await Task.sleep(nanoseconds: 50_000_000)
-        task.cancel()
+        task.cancel()  // at once: a sleep before it may outlast the upload in a loaded run
         for await _ in task.progress {}
         #expect(await connectError(task.response)?.isCancellation == true)
     }
