@@ -80,8 +80,9 @@ enum DebugDescription {
         return separator + "\n" + lines.joined(separator: " \\\n    ") + "\n" + separator
     }
 
-    /// The URL with any password and any secret-looking query value redacted. Works on the text,
-    /// so nothing is re-encoded and nothing can trap.
+    /// The URL with any password and any secret-looking query value redacted, and so the values
+    /// of a fragment of `name=value` pairs (`#access_token=…&state=…`, where an OAuth implicit
+    /// grant returns its token). Works on the text, so nothing is re-encoded and nothing can trap.
     static func redactedURL(_ url: URL) -> String {
         redactedURL(url.absoluteString)
     }
@@ -106,6 +107,8 @@ enum DebugDescription {
             }
         }
         if let query { text += "?" + redactedFields(query) }
+        // A fragment of fields (`#access_token=…`) is read like a query; an anchor (`#top`) is not.
+        if fragment.contains("=") { fragment = "#" + redactedFields(String(fragment.dropFirst())) }
         return text + fragment
     }
 

@@ -171,6 +171,23 @@ struct CURLDescriptionTests {
         #expect(DebugDescription.shownValue(of: quotedRefresh) == "0;URL='https://h.test/?token=<redacted>'")
     }
 
+    /// An OAuth implicit grant returns its token in the callback URL's fragment
+    /// (`#access_token=…`, RFC 6749 §4.2.2), not in its query: the redirect's `Location`, the next
+    /// hop's cURL line and `ConnectError.tooManyRedirects` hide it as they hide a query's. A
+    /// fragment that is an anchor stays as it is.
+    @Test func secretFieldsInAFragmentAreRedacted() throws {
+        let location = "https://app.test/cb#access_token=FRAGMENTSECRET&expires_in=3600&state=s1"
+        let redacted = "https://app.test/cb#access_token=<redacted>&expires_in=3600&state=s1"
+        #expect(DebugDescription.redactedURL(location) == redacted)
+        let response = PipelineFixtures.response(status: 302, headers: ["Location": location])
+        let text = DebugDescription.response(response, elapsed: 0)
+        #expect(text.contains("\nLocation: \(redacted)"))
+        #expect(!ConnectError.tooManyRedirects(response).description.contains("FRAGMENTSECRET"))
+        #expect(!DebugDescription.curl(try request(location)).contains("FRAGMENTSECRET"))
+        #expect(DebugDescription.redactedURL("https://h.test/doc?page=2#token") == "https://h.test/doc?page=2#token")
+        #expect(DebugDescription.redactedURL("https://h.test/doc#top") == "https://h.test/doc#top")
+    }
+
     /// httpbin's `/anything` echoes the request body as a string (`"data": "{\"password\":…}"`):
     /// a string that holds a JSON object or array is redacted inside and shown compact, still as a
     /// string.
