@@ -54,8 +54,8 @@ public protocol Connector {
     /// error handler.
     var acceptableStatusCodes: Range<Int> { get }
     /// Whether sending the request twice is safe, so a ``RetryPolicy`` may retry it. Defaults to
-    /// the method's idempotency (GET, HEAD, PUT, DELETE, OPTIONS, TRACE); say `true` for a POST
-    /// carrying an idempotency key.
+    /// the method's idempotency (GET, HEAD, PUT, DELETE, OPTIONS, TRACE, QUERY); say `true` for a
+    /// POST carrying an idempotency key.
     var isIdempotent: Bool { get }
     /// Which middleware the request goes through. Defaults to ``ConnectorMiddleware/inherited``.
     var middleware: ConnectorMiddleware { get }

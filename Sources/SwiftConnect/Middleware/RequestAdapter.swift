@@ -32,7 +32,7 @@ public struct FailedAttempt: Sendable {
     /// The status of each earlier attempt, oldest first (`nil` where there was no response).
     public let earlierStatusCodes: [Int?]
     /// Whether sending the request again is safe: its method is idempotent (GET, HEAD, PUT,
-    /// DELETE, OPTIONS, TRACE), unless the connector said otherwise.
+    /// DELETE, OPTIONS, TRACE, QUERY), unless the connector said otherwise.
     public let isIdempotent: Bool
 
     /// Creates a description of a failed attempt (for testing retriers).

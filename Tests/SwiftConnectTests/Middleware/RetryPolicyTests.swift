@@ -289,6 +289,16 @@ struct RetryPolicyPipelineTests {
         #expect(transport.requests.allSatisfy { $0.httpBody == Data(#"{"key":"idem-1"}"#.utf8) })
     }
 
+    /// Usage.md lists the methods retried without a connector's say-so; `QUERY` (a safe,
+    /// idempotent method that carries a body) is one of them.
+    @Test(arguments: [HTTPMethod.get, .head, .put, .delete, .options, .trace, .query])
+    func idempotentMethodsAreRetried(method: HTTPMethod) async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}", status: 503) }
+        _ = await connect(transport, policy: policy(), sleep: Middleware.RecordingSleep())
+            .request(Middleware.Call(method: method)).asyncResult
+        #expect(transport.requests.count == 3)
+    }
+
     @Test func getMarkedNotIdempotentIsNotRetried() async throws {
         let transport = RecordingTransport { _ in Fixtures.json("{}", status: 503) }
         _ = await connect(transport, policy: policy(), sleep: Middleware.RecordingSleep())
