@@ -766,11 +766,14 @@ struct RequestBuilderTests {
         #expect(configuration.timeoutIntervalForRequest == .infinity)
         #expect(configuration.timeoutIntervalForResource.isNaN)
 
+        // Usage.md: URLSession's defaults, 60 s for a request and 7 days for a resource.
         let refused = URLSessionConfiguration.ephemeral
         refused.timeoutIntervalForRequest = 0
+        refused.timeoutIntervalForResource = -1
         let connect = Connect(configuration: ConnectConfiguration(sessionConfiguration: refused))
         let session = try #require((connect.transport as? URLSessionTransport)?.session)
         #expect(session.configuration.timeoutIntervalForRequest == 60)
+        #expect(session.configuration.timeoutIntervalForResource == 7 * 24 * 60 * 60)
 
         let untouched = URLSessionConfiguration.ephemeral
         untouched.timeoutIntervalForRequest = 30
