@@ -14,8 +14,8 @@ import Foundation
 ///
 /// It retries only idempotent requests (GET, HEAD, PUT, DELETE, OPTIONS, TRACE, QUERY — a
 /// connector can say otherwise with `isIdempotent`), only on the chosen statuses (408, 429, 500,
-/// 502, 503, 504) and transport errors (timeouts, lost connections, refused connections, …), and never for
-/// other 4xx or decoding failures. The delay before retry *n* is
+/// 502, 503, 504) and transport errors (timeouts, lost connections, refused connections, …), and
+/// never for other 4xx or decoding failures. The delay before retry *n* is
 /// `min(maximumDelay, baseDelay × multiplier^(n-1))`, scaled by a random factor in
 /// `1 - jitter ... 1`. A `Retry-After` header (seconds or an HTTP date) replaces that delay; one
 /// longer than `maximumRetryAfter` stops the retries instead.
