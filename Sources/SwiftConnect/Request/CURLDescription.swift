@@ -188,14 +188,16 @@ enum DebugDescription {
         text.contains("://") && !text.contains(where: \.isWhitespace) && URL(string: text) != nil
     }
 
-    /// Double-quoted for a POSIX shell.
+    /// Double-quoted for a POSIX shell. Scalar by scalar: a shell reads bytes, and a `"`, `$` or
+    /// `` ` `` followed by a combining mark is one `Character` with it, which a comparison of
+    /// characters would leave unescaped (`"\u{301}; cmd` ended the word and ran `cmd`).
     static func quoted(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            if "\\\"$`".contains(character) { escaped.append("\\") }
-            escaped.append(character)
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if "\\\"$`".unicodeScalars.contains(scalar) { escaped.append("\\") }
+            escaped.append(scalar)
         }
-        return "\"\(escaped)\""
+        return "\"\(String(escaped))\""
     }
 
     /// Status, elapsed time, headers (redacted) and the body, pretty-printed when it is JSON.

@@ -361,8 +361,16 @@ struct CURLDescriptionTests {
         #expect(DebugDescription.quoted(text) == quoted)
     }
 
-    @Test func quotedTextSurvivesAPOSIXShellUnchanged() throws {
-        let text = #"a "b" $HOME `id` \n \ ' $(whoami) ; | & > < * ?"#
+    /// The last ones: a combining mark after `"`, `` ` `` or `$` makes one `Character` of the two, so
+    /// a quoting that compared characters left the quote unescaped: `"\u{301}; cmd` ended the quoted
+    /// word there and ran `cmd` when the logged command was pasted into a shell.
+    @Test(arguments: [
+        #"a "b" $HOME `id` \n \ ' $(whoami) ; | & > < * ?"#,
+        "\"\u{301}; echo injected; \"\u{301}",
+        "`\u{301}echo injected`\u{301}",
+        "$\u{301}(echo injected) \\\u{301}\"",
+    ])
+    func quotedTextSurvivesAPOSIXShellUnchanged(text: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "printf '%s' \(DebugDescription.quoted(text))"]
