@@ -114,43 +114,8 @@ struct AcceptanceTests {
         var acceptableStatusCodes: Range<Int> = 200..<300
     }
 
-    final class Logger: ConnectLogger, @unchecked Sendable {  // @unchecked: messages sit behind lock
-        private let lock = NSLock()
-        private var stored: [String] = []
-
-        func log(_ message: String) {
-            lock.lock()
-            stored.append(message)
-            lock.unlock()
-        }
-
-        var text: String {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored.joined(separator: "\n")
-        }
-    }
-
-    final class Counter: @unchecked Sendable {  // @unchecked: count sits behind lock
-        private let lock = NSLock()
-        private var count = 0
-
-        @discardableResult func increment() -> Int {
-            lock.lock()
-            defer { lock.unlock() }
-            count += 1
-            return count
-        }
-
-        var value: Int {
-            lock.lock()
-            defer { lock.unlock() }
-            return count
-        }
-    }
-
     static func connect(
-        errorHandler: any ErrorHandlerProtocol = ErrorHandler(), logger: Logger? = nil,
+        errorHandler: any ErrorHandlerProtocol = ErrorHandler(), logger: CapturingLogger? = nil,
         configure: (inout ConnectConfiguration) -> Void = { _ in }
     ) -> Connect {
         var configuration = ConnectConfiguration()
@@ -204,7 +169,7 @@ struct AcceptanceTests {
     // MARK: The seed document's examples
 
     @Test func seedTodoConnectorFillsItsPathSlotAndObserveDeliversTheDecodedValue() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         let connect = Self.connect(logger: logger)
         let result = await withCheckedContinuation { continuation in
             connect.request(TodoConnector.get(id: 123), debugResponse: true).decoded(toType: Echo.self).observe {
@@ -243,7 +208,7 @@ struct AcceptanceTests {
 
     /// Usage.md shows the cURL command `debugResponse: true` logs for the AdvancedTodoConnector.
     @Test func seedAdvancedTodoConnectorDebugOutputIsTheDocumentedCurlCommand() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         let connect = Self.connect(logger: logger)
         let todo = Todo(userId: 2, id: 1, title: "Test Todo", completed: false)
         _ = try await connect.request(
@@ -809,7 +774,7 @@ struct AcceptanceTests {
     }
 
     @Test func everyObserverRunsExactlyOnceInOrderAlsoAfterCompletion() async throws {
-        let order = OrderBox()
+        let order = Recorder<Int>()
         let future = connect.request(TodoConnector.get(id: 1))
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             for index in 0..<5 {
@@ -833,7 +798,7 @@ struct AcceptanceTests {
     @Test func aPromiseCompletesOnlyOnce() async throws {
         let promise = Promise<Int>()
         let calls = Counter()
-        let seen = OrderBox()
+        let seen = Recorder<Int>()
         promise.future.observe { result in
             calls.increment()
             if case .success(let value) = result { seen.append(value) }
@@ -845,23 +810,6 @@ struct AcceptanceTests {
         try await Task.sleep(nanoseconds: 50_000_000)
         #expect(calls.value == 1)
         #expect(seen.values == [1])
-    }
-
-    final class OrderBox: @unchecked Sendable {  // @unchecked: values sit behind lock
-        private let lock = NSLock()
-        private var stored: [Int] = []
-
-        func append(_ value: Int) {
-            lock.lock()
-            stored.append(value)
-            lock.unlock()
-        }
-
-        var values: [Int] {
-            lock.lock()
-            defer { lock.unlock() }
-            return stored
-        }
     }
 
     @Test func aReleasedConnectStillCompletesItsFutures() async throws {
@@ -972,7 +920,7 @@ struct AcceptanceTests {
     // MARK: Debug output
 
     @Test func debugOutputIsOffByDefault() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         let connect = Self.connect(logger: logger)
         _ = try await connect.request(Call(endpoint: "/anything", authorizationToken: .bearer(token: "t"))).value
         _ = try await connect.upload(
@@ -984,7 +932,7 @@ struct AcceptanceTests {
     }
 
     @Test func debugOutputRedactsCredentials() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         let connect = Self.connect(logger: logger)
         let call = Call(
             endpoint: "/anything", method: .post,
@@ -1078,7 +1026,7 @@ extension AcceptanceTests {
 
     // MARK: Pipeline (with middleware) behaves as the direct path
 
-    static func pipelineConnect(logger: Logger? = nil) -> Connect {
+    static func pipelineConnect(logger: CapturingLogger? = nil) -> Connect {
         var configuration = ConnectConfiguration()
         configuration.callbackQueue = DispatchQueue(label: "acceptance.pipeline")
         configuration.timeoutInterval = 20
@@ -1207,7 +1155,7 @@ extension AcceptanceTests {
         let connect = Connect(
             middleware: ConnectMiddleware(adapters: throughThePipeline ? [ClosureAdapter { $0 }] : []),
             errorHandler: ErrorHandler(), configuration: configuration)
-        let onQueue = OrderBox()
+        let onQueue = Recorder<Int>()
         let done = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             connect.request(TodoConnector.get(id: 4))
                 .decoded(toType: Echo.self)
@@ -1403,7 +1351,7 @@ extension AcceptanceTests {
     }
 
     @Test func uploadDebugOutputRedactsSecretFields() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         let connect = Self.connect(logger: logger)
         struct Secured: Connector, AuthorizedConnector {
             var baseURL: URL { HTTPBin.baseURL }
@@ -1425,7 +1373,7 @@ extension AcceptanceTests {
     }
 
     @Test func debugOutputRedactsTheHeaderTokenAndSetCookie() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         let connect = Self.connect(logger: logger, configure: Self.withoutCookieStore)
         let call = Call(
             endpoint: "/response-headers",
@@ -1573,7 +1521,7 @@ extension AcceptanceTests {
         let other = HTTPBin.otherOriginURL.absoluteString + "/anything/away"
         let call = Call(
             baseURL: components.url!, endpoint: "/redirect-to", parameters: Parameter.query(key: "url", value: other))
-        let logger = Logger()
+        let logger = CapturingLogger()
         let connect = Self.connect(logger: logger)
         let echo = try await connect.request(call, debugResponse: true).decoded(toType: Echo.self).value
         #expect(echo.url == other)
@@ -1812,7 +1760,7 @@ extension AcceptanceTests {
 
     // MARK: Debug output redaction, case by case
 
-    func debugLog(_ call: Call, connect: Connect? = nil, logger: Logger = Logger()) async -> String {
+    func debugLog(_ call: Call, connect: Connect? = nil, logger: CapturingLogger = CapturingLogger()) async -> String {
         let connect = connect ?? Self.connect(logger: logger, configure: Self.withoutCookieStore)
         _ = await outcome(connect.request(call, debugResponse: true))
         return logger.text
@@ -1876,7 +1824,7 @@ extension AcceptanceTests {
     }
 
     @Test func debugRedactsThroughThePipelineAndRetries() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         var configuration = ConnectConfiguration()
         configuration.logger = logger
         configuration.sleep = { _ in }
@@ -1898,7 +1846,7 @@ extension AcceptanceTests {
         #expect(!text.contains("pipe-secret"))
         #expect(!text.contains("adapter-secret"))
 
-        let quiet = Logger()
+        let quiet = CapturingLogger()
         var quietConfiguration = configuration
         quietConfiguration.logger = quiet
         let quietConnect = Connect(
@@ -1996,7 +1944,7 @@ extension AcceptanceTests {
     func cancellingWhileCompletingCallsEveryObserverExactlyOnce(throughThePipeline: Bool) async throws {
         let connect = throughThePipeline ? Self.pipelineConnect() : Self.connect()
         let calls = Counter()
-        let outcomes = OrderBox()
+        let outcomes = Recorder<Int>()
         let count = 60
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<count {
@@ -2031,7 +1979,7 @@ extension AcceptanceTests {
     // MARK: Released clients
 
     @Test func aReleasedClientCompletesFireAndForgetChainsRetriesAndUploads() async throws {
-        let seen = OrderBox()
+        let seen = Recorder<Int>()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let remaining = Counter()
             let done: @Sendable (Int) -> Void = { tag in
@@ -2136,7 +2084,7 @@ extension AcceptanceTests {
     // MARK: Debug output of large bodies, empty files
 
     @Test func debugOutputShowsAtMostTheFirst64KiBOfABody() async throws {
-        let logger = Logger()
+        let logger = CapturingLogger()
         let body = try await Self.connect(logger: logger).request(
             Call(endpoint: "/range/{n}", parameters: Parameter.path(key: "n", value: "100000")), debugResponse: true
         ).value

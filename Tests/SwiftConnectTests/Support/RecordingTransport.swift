@@ -46,6 +46,9 @@ final class CapturingLogger: ConnectLogger, @unchecked Sendable {
         return lines
     }
 
+    /// Every message, one per line.
+    var text: String { messages.joined(separator: "\n") }
+
     func log(_ message: String) {
         lock.lock()
         lines.append(message)
