@@ -456,26 +456,6 @@ struct TokenAuthenticatorTests {
         #expect(transport.requests.map(authorization) == ["Bearer set-by-user", "Bearer set-by-user"])
     }
 
-    /// A request that starts waiting on a refresh after `setToken` was called sends the token set
-    /// too: what counts is whether the token was set while the refresh ran, not while the request
-    /// waited.
-    @Test func aRequestJoiningARefreshAfterSetTokenSendsTheTokenSet() async throws {
-        let refresher = HeldRefresher { AccessToken("refreshed") }
-        let authenticator = TokenAuthenticator(token: nil, refresher: refresher)
-        let transport = RecordingTransport()
-        let connect = Middleware.connect(transport: transport, middleware: authenticator)
-        let first = connect.request(Middleware.Call())
-        try await refresher.started.wait()
-        await authenticator.setToken(AccessToken("set-by-user"))
-        let second = connect.request(Middleware.Call())
-        try await Task.sleep(nanoseconds: 50_000_000)  // waiting on the refresh by now
-        refresher.mayFinish.open()
-        _ = try await first.value
-        _ = try await second.value
-        #expect(transport.requests.map(authorization) == ["Bearer set-by-user", "Bearer set-by-user"])
-        #expect(refresher.calls.value == 1)
-    }
-
     /// A request made after `setToken` does not wait for a refresh that was running when the
     /// token was set (a slow or stuck login server): that refresh can only bring the token set, so
     /// the request is sent with it at once, while the refresh still runs.
