@@ -193,7 +193,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// One task's state. A class, so that each delegate call updates it in place, under the lock
-    /// of ``tasks``, instead of copying a struct out of the dictionary and back.
+    /// of ``tasks``, instead of copying a struct out of the table and back.
     private final class Record {
         let completion: Completion
         /// The body streams of an upload.
@@ -211,7 +211,8 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         }
     }
 
-    private let tasks = LockedBox([Int: Record]())
+    /// Each task in flight's state, by task identifier.
+    private let tasks = LockedBox(TaskTable<Record>())
 
     func register(
         _ task: URLSessionTask, completion: Completion, upload: UploadStreams? = nil, slot: SessionTaskSlot? = nil

@@ -1,0 +1,96 @@
+import Testing
+
+@testable import SwiftConnect
+
+@Suite("TaskTable")
+struct TaskTableTests {
+    @Test func storesFindsReplacesAndRemovesEntries() {
+        var table = TaskTable<String>()
+        #expect(table.isEmpty)
+        table[1] = "one"
+        table[2] = "two"
+        #expect(table[1] == "one")
+        #expect(table[2] == "two")
+        #expect(table[3] == nil)
+        #expect(table.count == 2)
+
+        table[1] = "uno"
+        #expect(table[1] == "uno")
+        #expect(table.count == 2)
+
+        #expect(table.removeValue(forKey: 1) == "uno")
+        #expect(table.removeValue(forKey: 1) == nil)
+        #expect(table[1] == nil)
+        table[2] = nil
+        #expect(table[2] == nil)
+        #expect(table.isEmpty)
+    }
+
+    /// Keys 16 apart share a home slot in the first table (16 slots): removing one in the middle of
+    /// their probe run must leave those behind it reachable, and so must removing the head.
+    @Test func entriesBehindARemovedOneInTheirRunStayReachable() {
+        var table = TaskTable<Int>()
+        for key in [3, 19, 35, 4, 51] { table[key] = key * 10 }
+        #expect(table.removeValue(forKey: 19) == 190)
+        for key in [3, 35, 4, 51] { #expect(table[key] == key * 10, "key \(key)") }
+        #expect(table.removeValue(forKey: 3) == 30)
+        for key in [35, 4, 51] { #expect(table[key] == key * 10, "key \(key)") }
+        #expect(table[19] == nil)
+        #expect(table.count == 3)
+    }
+
+    /// A run that starts in the last slot continues at slot 0: the backward shift has to follow it
+    /// around the end of the table.
+    @Test func aRunWrappingAroundTheEndOfTheTableSurvivesRemovals() {
+        var table = TaskTable<Int>()
+        for key in [15, 31, 47, 0, 63] { table[key] = key + 1 }
+        #expect(table.removeValue(forKey: 15) == 16)
+        for key in [31, 47, 0, 63] { #expect(table[key] == key + 1, "key \(key)") }
+        #expect(table.removeValue(forKey: 47) == 48)
+        for key in [31, 0, 63] { #expect(table[key] == key + 1, "key \(key)") }
+    }
+
+    @Test func growsPastItsFirstSizeKeepingEveryEntry() {
+        var table = TaskTable<Int>()
+        for key in 1...1_000 { table[key] = -key }
+        #expect(table.count == 1_000)
+        for key in 1...1_000 { #expect(table[key] == -key, "key \(key)") }
+        for key in stride(from: 2, through: 1_000, by: 2) { table[key] = nil }
+        #expect(table.count == 500)
+        for key in 1...1_000 { #expect(table[key] == (key.isMultiple(of: 2) ? nil : -key), "key \(key)") }
+    }
+
+    /// Against `Dictionary`, under what a session does: identifiers counting up, most tasks ending
+    /// soon after they start, some living on while thousands of others come and go, with random
+    /// lookups of live and finished ones in between.
+    @Test(arguments: [1, 2, 3, 4, 5] as [UInt64])
+    func behavesAsADictionaryUnderASessionsWorkload(seed: UInt64) {
+        var generator = SeededGenerator(state: seed)
+        var table = TaskTable<Int>()
+        var model: [Int: Int] = [:]
+        var nextIdentifier = 1
+        for step in 0..<20_000 {
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<4:
+                model[nextIdentifier] = step
+                table[nextIdentifier] = step
+                nextIdentifier += 1
+            case 4..<8:
+                // Mostly the oldest few end; now and then any one does.
+                let live = model.keys.sorted()
+                guard !live.isEmpty else { continue }
+                let pick =
+                    Int.random(in: 0..<10, using: &generator) == 0
+                    ? live.randomElement(using: &generator)!
+                    : live[min(live.count - 1, Int.random(in: 0..<3, using: &generator))]
+                let removed = table.removeValue(forKey: pick)
+                #expect(removed == model.removeValue(forKey: pick), "seed \(seed) step \(step)")
+            default:
+                let key = Int.random(in: max(1, nextIdentifier - 100)...nextIdentifier, using: &generator)
+                #expect(table[key] == model[key], "seed \(seed) step \(step) key \(key)")
+            }
+            #expect(table.count == model.count, "seed \(seed) step \(step)")
+        }
+        for (key, value) in model { #expect(table[key] == value, "seed \(seed) key \(key)") }
+    }
+}
