@@ -38,6 +38,9 @@ public final class Connect: Sendable {
     public let transport: any Transport
 
     private let inFlight = RequestRegistry()
+    /// ``transport`` when it is the library's own, cast once here rather than on every request: a
+    /// cast from `any Transport` to a class goes through the runtime's dynamic cast.
+    private let sessionTransport: URLSessionTransport?
     /// The headers every build starts from: the headers a ``URLSessionTransport`` took out of its
     /// session's `httpAdditionalHeaders`, then ``ConnectConfiguration/defaultHeaders``.
     let defaultHeaders: [HTTPHeader]
@@ -66,7 +69,8 @@ public final class Connect: Sendable {
                 configuration: configuration.sessionConfiguration, handsOffBusyResponses: true, liftingHeaders: true
             )
         self.transport = transport
-        let sessionHeaders = (transport as? URLSessionTransport)?.sessionHeaders ?? []
+        sessionTransport = transport as? URLSessionTransport
+        let sessionHeaders = sessionTransport?.sessionHeaders ?? []
         defaultHeaders = sessionHeaders + configuration.defaultHeaders
     }
 
@@ -133,7 +137,11 @@ public final class Connect: Sendable {
         // casts: a cast to the protocol costs a conformance lookup on every request.)
         var credentialHeaders: Set<String> = []
         if let composed = middleware as? ConnectMiddleware {
-            if !composed.adapters.isEmpty { credentialHeaders = composed.credentialHeaderNames }
+            if !composed.adapters.isEmpty {
+                credentialHeaders = composed.credentialHeaderNames
+            } else if composed.retriers.isEmpty, composed.interceptors.isEmpty {
+                pipeline.directTransport = sessionTransport
+            }
         } else if let authenticator = middleware as? TokenAuthenticator {
             credentialHeaders = authenticator.credentialHeaderNames
         }
@@ -188,15 +196,18 @@ public final class Connect: Sendable {
     private func send(
         _ request: URLRequest, pipeline: Pipeline, completing future: Future<Response>, body: Future<Data>?
     ) {
-        let promise = RequestPromise(response: future, body: body)
         let registry = inFlight
-        let slot = registry.insert(promise.outermost)
-        // A direct exchange leaves the registry itself, as it completes the promise or is cancelled:
-        // no observer to register, which would cost a closure and a work item per request. It is
-        // what cancelling the future cancels from before its transfer starts.
-        if DirectExchange.start(request, pipeline: pipeline, promise: promise, registry: registry, slot: slot) != nil {
+        // A direct exchange is the request's promise. It leaves the registry itself, as it
+        // completes the promise or is cancelled: no observer to register, which would cost a
+        // closure and a work item per request. It is what cancelling the future cancels from
+        // before its transfer starts.
+        if let transport = pipeline.directTransport, pipeline.uploadBody == nil {
+            DirectExchange.start(
+                request, pipeline: pipeline, transport: transport, response: future, body: body, registry: registry)
             return
         }
+        let promise = RequestPromise(response: future, body: body)
+        let slot = registry.insert(promise.outermost)
         // Out of the registry once it completes, however that happens.
         let outermost = promise.outermost
         future.register(on: nil) {

@@ -27,13 +27,12 @@ import Foundation
 /// sent or cancelled from a validator or error handler there (``SessionQueue``,
 /// ``SessionTaskSlot``), start from a global queue. A redirect policy that asks a closure runs it in a task, which
 /// cancelling the request cancels, as it would the pipeline's.
-final class DirectExchange: Sendable {
+final class DirectExchange: RequestPromise, @unchecked Sendable {
     /// Bodies from this size on are handled off URLSession's thread.
     static let inlineBodyLimit = 64 * 1024
 
     private let pipeline: Pipeline
     private let transport: URLSessionTransport
-    private let promise: RequestPromise
     /// Where the request is registered, and its slot there, until its promise completes or it is
     /// cancelled.
     private let registry: RequestRegistry
@@ -44,55 +43,48 @@ final class DirectExchange: Sendable {
     /// The transfer in flight, or the task asking a `.decide` redirect policy.
     private let task = SessionTaskSlot()
 
-    /// Sends `request` and completes `promise` with the outcome, if `pipeline` can run without a
-    /// task; returns `nil`, sending nothing, if it cannot. Cancelling the promise's response
-    /// future cancels the exchange.
+    /// Sends `request` and completes `response` (and `body`, if given, with the response's body)
+    /// with the outcome. Cancelling `response` cancels the exchange. The pipeline must have a
+    /// ``Pipeline/directTransport`` and no upload body.
     static func start(
-        _ request: URLRequest, pipeline: Pipeline, promise: RequestPromise, registry: RequestRegistry, slot: Int
-    ) -> DirectExchange? {
-        guard pipeline.uploadBody == nil, let transport = pipeline.transport as? URLSessionTransport,
-            let middleware = pipeline.middleware as? ConnectMiddleware,
-            middleware.adapters.isEmpty, middleware.retriers.isEmpty, middleware.interceptors.isEmpty
-        else { return nil }
+        _ request: URLRequest, pipeline: Pipeline, transport: URLSessionTransport, response: Future<Response>,
+        body: Future<Data>?, registry: RequestRegistry
+    ) {
         var credentialOrigin: URL? = nil
         if case .decide = pipeline.redirectPolicy.kind { credentialOrigin = request.url }
         let exchange = DirectExchange(
-            pipeline: pipeline, transport: transport, promise: promise, registry: registry, slot: slot,
+            pipeline: pipeline, transport: transport, response: response, body: body, registry: registry,
             credentialOrigin: credentialOrigin)
         // Before anything is sent: a cancellation from now on (`cancelAllRequests()` from another
         // thread while the logger runs, say) stops the request before its transfer starts.
-        promise.response.setCancelAction { exchange.cancel() }
+        response.setCancelAction { exchange.cancel() }
         // What the pipeline's first attempt does before sending: with no adapters, the request
         // goes to the origin it was built for, credentials and all.
         pipeline.logger?.log(DebugDescription.curl(request, credentialHeaders: pipeline.credentialHeaders))
         exchange.send(request, hops: 0)
-        return exchange
     }
 
     private init(
-        pipeline: Pipeline, transport: URLSessionTransport, promise: RequestPromise, registry: RequestRegistry,
-        slot: Int, credentialOrigin: URL?
+        pipeline: Pipeline, transport: URLSessionTransport, response: Future<Response>, body: Future<Data>?,
+        registry: RequestRegistry, credentialOrigin: URL?
     ) {
         self.pipeline = pipeline
         self.transport = transport
-        self.promise = promise
         self.registry = registry
-        self.slot = slot
+        self.slot = registry.insert(body ?? response)
         self.credentialOrigin = credentialOrigin
+        super.init(response: response, body: body)
     }
 
-    /// Stops the transfer in flight, if any, and sends nothing more. The response's future has
-    /// already failed with ``ConnectError/cancelled`` (that is where this is called from); the
-    /// body's, if it has not yet, fails so too.
     func cancel() {
         task.cancel()
-        complete(with: .failure(ConnectError.cancelled))
+        settle(with: .failure(ConnectError.cancelled))
     }
 
     /// Completes the promise, unless it has completed, and leaves the registry.
-    private func complete(with result: Result<Response, any Error>) {
-        promise.complete(with: result)
-        registry.remove(slot, holding: promise.outermost)
+    private func settle(with result: Result<Response, any Error>) {
+        complete(with: result)
+        registry.remove(slot, holding: outermost)
     }
 
     /// Sends `request`. From URLSession's own queue — a validator or error handler sending a
@@ -125,7 +117,7 @@ final class DirectExchange: Sendable {
             let response = try pipeline.response(to: request, from: outcome, since: start)
             switch try pipeline.hop(after: response, hops: &hops) {
             case .done(let response):
-                complete(with: pipeline.validated(response, decision: .proceed))
+                settle(with: pipeline.validated(response, decision: .proceed))
             case .next(let next):
                 follow(next, hops: hops)
             case .ask(let redirect, let decide):
@@ -140,23 +132,23 @@ final class DirectExchange: Sendable {
                                 credentialHeaders: self.pipeline.credentialHeaders)
                             self.follow(next, hops: hops)
                         } catch {
-                            self.complete(with: .failure(error))
+                            self.settle(with: .failure(error))
                         }
-                    case .stop: self.complete(with: self.pipeline.validated(response, decision: .proceed))
+                    case .stop: self.settle(with: self.pipeline.validated(response, decision: .proceed))
                     }
                 }
                 // Cancelling the request cancels the task asking, as it would the pipeline's task.
                 task.hold(asking)
             }
         } catch {
-            complete(with: .failure(error))
+            settle(with: .failure(error))
         }
     }
 
     /// Sends a redirect's next request, unless the request was cancelled.
     private func follow(_ next: URLRequest, hops: Int) {
         if task.isCancelled {
-            complete(with: .failure(ConnectError.cancelled))
+            settle(with: .failure(ConnectError.cancelled))
             return
         }
         pipeline.logger?.log(DebugDescription.curl(next, credentialHeaders: pipeline.credentialHeaders))

@@ -35,6 +35,9 @@ struct Pipeline: Sendable {
     /// transfer — before `Connect` can pass the future's cancellation on to it; meanwhile only
     /// the future knows (a `cancelAllRequests()` from another thread, say).
     var future: Future<Response>? = nil
+    /// The library's own transport, when the middleware has nothing to run (no adapters,
+    /// retriers or interceptors) and a ``DirectExchange`` may send the request without a task.
+    var directTransport: URLSessionTransport? = nil
 
     /// Whether the request was cancelled: its task, or its future before the task could learn of
     /// it. The future completes only with the run's result, after the run, so until then a

@@ -8,11 +8,15 @@ import Foundation
 ///
 /// Released before it completes them, it fails them with ``ConnectError/abandoned``, as a
 /// ``Promise`` does.
-final class RequestPromise: Sendable {
-    let response: Future<Response>
+///
+/// Not final: a ``DirectExchange`` is the promise of the request it sends, one object a request
+/// instead of two. (`@unchecked Sendable`, as a class that is not final cannot be checked: its
+/// state and that of its subclass are constants, each `Sendable`.)
+class RequestPromise: @unchecked Sendable {
+    final let response: Future<Response>
     /// The body's future, if the caller asked for the body alone; its ``Future/responseSource``
     /// is `response`.
-    let body: Future<Data>?
+    final let body: Future<Data>?
 
     init(response: Future<Response>, body: Future<Data>?) {
         self.response = response
@@ -26,13 +30,13 @@ final class RequestPromise: Sendable {
 
     /// The future the caller holds: the body's if there is one, else the response's. Cancelling
     /// it cancels the request.
-    var outermost: any CancellableFuture {
+    final var outermost: any CancellableFuture {
         if let body { return body }
         return response
     }
 
     /// Completes the response's future, then the body's, each unless it has completed.
-    func complete(with result: Result<Response, any Error>) {
+    final func complete(with result: Result<Response, any Error>) {
         response.complete(with: result)
         guard let body else { return }
         switch result {
