@@ -11,8 +11,9 @@ import Foundation
 /// The pipeline's task costs a thread hop per request: URLSession resumes the task, which
 /// completes the future, which resumes whoever awaits it. Here URLSession's callback builds the
 /// response, follows the redirect policy, validates and completes the promise itself, so an
-/// awaiting task is resumed straight from URLSession's thread. The steps are ``Pipeline``'s own
-/// (``Pipeline/response(to:from:since:)``, ``Pipeline/hop(after:hops:)``,
+/// awaiting task is resumed straight from URLSession's thread. The exchange is that promise (a
+/// ``RequestPromise`` subclass): one object a request rather than two. The steps are
+/// ``Pipeline``'s own (``Pipeline/response(to:from:since:)``, ``Pipeline/hop(after:hops:)``,
 /// ``Pipeline/validated(_:decision:)``), so both ways give the same results.
 ///
 /// URLSession's thread is its session's serial queue on Linux, which also runs every transfer of
