@@ -77,6 +77,9 @@ final class DirectExchange: RequestPromise, @unchecked Sendable {
         super.init(response: response, body: body)
     }
 
+    /// Stops the transfer in flight, if any, and sends nothing more. The response's future has
+    /// already failed with ``ConnectError/cancelled`` (that is where this is called from); the
+    /// body's, if it has not yet, fails so too.
     func cancel() {
         task.cancel()
         settle(with: .failure(ConnectError.cancelled))
