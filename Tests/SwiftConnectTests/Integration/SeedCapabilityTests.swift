@@ -893,3 +893,149 @@ struct SeedCapabilityTests {
         #expect(!logger.text.contains("form-secret-1"), "\(logger.text)")
     }
 }
+
+extension SeedCapabilityTests {
+
+    // MARK: The seeds' capabilities on every kind of request
+
+    /// Uploads run through the same validators, typed error bodies and endpoint decoders.
+    @Test func uploadsAreValidatedAndTheirErrorBodiesTypedWithTheEndpointsDecoder() async throws {
+        struct Failure: Decodable, Error {
+            let errorCode: String
+        }
+        struct Envelope: Decodable, Sendable {
+            let files: [String: String]
+        }
+        let snake = JSONDecoder()
+        snake.keyDecodingStrategy = .convertFromSnakeCase
+        let seen = Recorder<String>()
+        let connect = Self.connect(errorHandler: DecodingErrorHandler(Failure.self)) { configuration in
+            configuration.validators = [
+                .requiredJSONKeys(["files.avatar", "form.caption"]),
+                .basicResponse(Envelope.self) { seen.append($0.files["avatar"] ?? "none") },
+            ]
+        }
+        let avatar = File(name: "a.txt", key: "avatar", mimeType: .txt, data: Data("hello".utf8))
+        var call = Call(endpoint: "/post", method: .post, parameters: Parameter.form(key: "caption", value: "hi"))
+        _ = try await connect.upload(files: [avatar], to: call).value
+        #expect(seen.values == ["hello"])
+
+        call.validators = [.requiredJSONKeys(["files.missing"])]
+        let missing = await connectError(connect.upload(files: [avatar], to: call))
+        #expect((missing?.underlyingError as? MissingJSONKeys)?.keys == ["files.missing"])
+
+        // An error body: /response-headers answers its query as a JSON object; 200 is left out of
+        // the range, and the endpoint's decoder reads `error_code`.
+        var failing = Call(
+            endpoint: "/response-headers", method: .post, parameters: Parameter.query(key: "error_code", value: "E7"),
+            acceptableStatusCodes: 201..<300)
+        failing.jsonDecoder = snake
+        let error = await failure(connect.upload(files: [avatar], to: failing))
+        #expect((error as? Failure)?.errorCode == "E7", "\(String(describing: error))")
+    }
+
+    /// An error handler that accepts a response hands it to the validators, on every route.
+    @Test(arguments: Route.allCases)
+    func anErrorHandlerThatAcceptsAResponseHandsItToTheValidators(route: Route) async throws {
+        struct Lenient: ErrorHandlerProtocol {
+            func handle(response: [String: Any]) -> Error? { nil }
+        }
+        let validated = Counter()
+        let connect = Self.connect(route, errorHandler: Lenient()) { configuration in
+            configuration.validators = [
+                ResponseValidator { response in
+                    validated.increment()
+                    if response.statusCode == 404 { throw Failure(code: "still a 404") }
+                }
+            ]
+        }
+        let error = await connectError(connect.request(Call(endpoint: "/status/404")))
+        #expect(error?.underlyingError as? Failure == Failure(code: "still a 404"), "\(String(describing: error))")
+        #expect(validated.value == 1)
+        _ = try await connect.request(Call(endpoint: "/status/418")).value
+        #expect(validated.value == 2)
+    }
+
+    /// Key paths look up object keys that are numbers too, as a JSON object's keys are strings.
+    @Test func requiredJSONKeysFindNumericObjectKeys() async throws {
+        let connect = Self.connect { $0.validators = [.requiredJSONKeys(["years.2024.total", "years.7"])] }
+        _ = try await connect.request(Self.body(#"{"years":{"2024":{"total":3},"7":null}}"#)).value
+        let total = try await connect.request(Self.body(#"{"years":{"2024":{"total":3},"7":null}}"#))
+            .decoded(toType: Int.self, keyPath: "years.2024.total").value
+        #expect(total == 3)
+    }
+
+    /// A retrier that keeps sending the request elsewhere cannot loop: at most 20 sends.
+    @Test func aRetrierRedirectLoopEndsAfterTwentySends() async throws {
+        let transport = CountingTransport()
+        let target = HTTPBin.baseURL.appendingPathComponent("status/503")
+        let connect = Self.connect(
+            middleware: ConnectMiddleware(retriers: [ClosureRetrier { _ in .redirect(to: target) }]),
+            transport: transport)
+        let error = await connectError(connect.request(Call(endpoint: "/status/503")))
+        #expect(error?.statusCode == 503)
+        #expect(transport.sent.count == 20)
+    }
+
+    /// The token hook's header, and an adapter's API key, are credentials on a retrier's redirect
+    /// too.
+    @Test func aRetrierRedirectElsewhereDropsTheTokenHooksHeader() async throws {
+        let other = HTTPBin.otherOriginURL.appendingPathComponent("anything/mirror")
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("hook-1"), header: { HTTPHeader(name: "X-Session", value: $0.value) },
+            refresh: { _ in AccessToken("hook-2") })
+        let retrier = ConnectMiddleware(retriers: [
+            ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: other) : .doNotRetry }
+        ])
+        let connect = Self.connect(middleware: ConnectMiddleware([authenticator, retrier]))
+        let echo = try await connect.request(Call(endpoint: "/status/503")).decoded(toType: Echo.self).value
+        #expect(echo.url == other.absoluteString)
+        #expect(echo.header("X-Session") == nil)
+        #expect(await authenticator.refreshCount == 0)
+    }
+
+    /// A body is decoded with the decoder of the endpoint it came from, from a `Response` and
+    /// after a `flatRecover` too.
+    @Test func anEndpointsDecoderAppliesToItsResponseAndAfterFlatRecover() async throws {
+        struct Stamped: Decodable, Sendable {
+            let at: Date
+        }
+        let connect = Self.connect { $0.jsonDecoder.dateDecodingStrategy = .iso8601 }
+        @Sendable func legacy() -> Call {
+            let decoder = JSONDecoder()
+            decoder.dateDecodingStrategy = .secondsSince1970
+            var call = Self.body(#"{"at":1700000000}"#)
+            call.jsonDecoder = decoder
+            return call
+        }
+        let fromResponse = try await connect.response(legacy()).decoded(toType: Stamped.self).value
+        #expect(fromResponse.at == Date(timeIntervalSince1970: 1_700_000_000))
+        let recovered = try await connect.request(Call(endpoint: "/status/500"))
+            .flatRecover { _ in connect.request(legacy()) }
+            .decoded(toType: Stamped.self).value
+        #expect(recovered.at == Date(timeIntervalSince1970: 1_700_000_000))
+    }
+
+    /// Endpoints' debug mode shows the traffic as sent — what the adapters added included — and
+    /// an error's description never shows the API key they added.
+    @Test func debugOutputShowsWhatAdaptersAddedAndErrorsHideTheirAPIKey() async throws {
+        let logger = CapturingLogger()
+        let adapter = ClosureAdapter { request in
+            var request = request
+            guard let url = request.url, var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            else { return request }
+            components.queryItems = (components.queryItems ?? []) + [URLQueryItem(name: "api_key", value: "k-secret-5")]
+            request.url = components.url
+            request.setValue("rid-visible", forHTTPHeaderField: "X-Request-Id")
+            return request
+        }
+        let connect = Self.connect(middleware: ConnectMiddleware(adapters: [adapter])) { $0.logger = logger }
+        let error = await connectError(connect.request(Call(endpoint: "/status/500"), debugResponse: true))
+        #expect(error?.statusCode == 500)
+        let description = error.map { "\($0) \($0.localizedDescription)" } ?? ""
+        #expect(!description.contains("k-secret-5"), "\(description)")
+        #expect(logger.text.contains("X-Request-Id"), "\(logger.text)")
+        #expect(logger.text.contains("rid-visible"), "\(logger.text)")
+        #expect(!logger.text.contains("k-secret-5"), "\(logger.text)")
+    }
+}
