@@ -1039,3 +1039,171 @@ extension SeedCapabilityTests {
         #expect(!logger.text.contains("k-secret-5"), "\(logger.text)")
     }
 }
+
+extension SeedCapabilityTests {
+
+    /// A connector's `.header(name:value:)` token is a credential on a retrier's redirect too.
+    @Test func aRetrierRedirectElsewhereDropsAHeaderTokenOfAnyName() async throws {
+        let other = HTTPBin.otherOriginURL.appendingPathComponent("anything/mirror")
+        let connect = Self.connect(
+            middleware: ConnectMiddleware(retriers: [
+                ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: other) : .doNotRetry }
+            ]))
+        let call = Call(
+            endpoint: "/status/503", headers: [HTTPHeader(name: "X-Plain", value: "kept")],
+            authorizationToken: .header(name: "X-Tenant", value: "tenant-secret-9"))
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        #expect(echo.url == other.absoluteString)
+        #expect(echo.header("X-Tenant") == nil)
+        #expect(echo.header("X-Plain") == "kept")
+    }
+
+    /// Error descriptions never show the secrets of the URLs they name, whatever the stage.
+    @Test func errorDescriptionsOfEveryStageHideURLSecrets() async throws {
+        var descriptions: [String] = []
+        let toFTP = ClosureAdapter { request in
+            var request = request
+            request.url = URL(string: "ftp://ada:url-secret-1@127.0.0.1/x?api_key=url-secret-2")
+            return request
+        }
+        let refused = await connectError(
+            Self.connect(middleware: ConnectMiddleware(adapters: [toFTP])).request(Call(endpoint: "/anything")))
+        descriptions.append(refused.map { "\($0)" } ?? "no error")
+
+        var slow = Call(endpoint: "/delay/5", parameters: Parameter.query(key: "api_key", value: "url-secret-3"))
+        slow.timeoutInterval = 1
+        let timedOut = await connectError(Self.connect().request(slow))
+        descriptions.append(timedOut.map { "\($0) \($0.localizedDescription)" } ?? "no error")
+
+        let redirected = await connectError(
+            Self.connect { $0.redirectPolicy = .follow(maximumHops: 1) }.request(
+                Call(
+                    endpoint: "/redirect-to",
+                    parameters: Parameter.query(
+                        key: "url", value: "/redirect-to?url=%2Fanything%23access_token%3Durl-secret-4"))))
+        descriptions.append(redirected.map { "\($0)" } ?? "no error")
+
+        for description in descriptions {
+            #expect(!description.contains("url-secret"), "\(description)")
+        }
+    }
+}
+
+extension SeedCapabilityTests {
+
+    /// Debug mode and validators look into bodies; a deeply nested one must not bring the process
+    /// down.
+    @Test(arguments: [1_000, 20_000])
+    func deeplyNestedBodiesDoNotCrashDebugModeOrValidators(depth: Int) async throws {
+        let logger = CapturingLogger()
+        let nested = String(repeating: #"{"a":["#, count: depth) + String(repeating: "]}", count: depth)
+        let connect = Self.connect(middleware: ConnectMiddleware(adapters: [ClosureAdapter { $0 }])) {
+            $0.logger = logger
+            $0.validators = [.requiredJSONKeys(["a.0.a.0.password"])]
+        }
+        let call = Call(
+            endpoint: "/anything", method: .post,
+            parameters: Parameter.data(Data(nested.utf8), contentType: "text/plain"))
+        let result = await outcome(connect.request(call, debugResponse: true))
+        if case .failure(let error) = result {
+            #expect(error is ConnectError, "\(error)")
+        }
+        #expect(logger.text.contains("curl"))
+    }
+}
+
+extension SeedCapabilityTests {
+
+    /// Decree's handler sends the same request elsewhere also when the first server could not be
+    /// reached, and an upload goes with its whole body; a relative URL is refused.
+    @Test func aRetrierRedirectAfterATransportErrorAndForAnUpload() async throws {
+        let other = HTTPBin.otherOriginURL.appendingPathComponent("anything/mirror")
+        let connect = Self.connect(
+            middleware: ConnectMiddleware(retriers: [
+                ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: other) : .doNotRetry }
+            ]))
+        var unreachable = Call(
+            endpoint: "/anything", method: .post, parameters: Parameter.jsonObject(value: ["n": 1]),
+            authorizationToken: .bearer(token: "b-secret"))
+        unreachable.baseURL = URL(string: "http://127.0.0.1:9")!
+        let echo = try await connect.request(unreachable).decoded(toType: Echo.self).value
+        #expect(echo.url == other.absoluteString)
+        #expect(echo.json == .object(["n": .number(1)]))
+        #expect(echo.header("Authorization") == nil)
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let fileURL = directory.appendingPathComponent("notes.txt")
+        try Data("from disk".utf8).write(to: fileURL)
+        let files = [
+            File(name: "a.txt", key: "memory", mimeType: .txt, data: Data("in memory".utf8)),
+            File(key: "disk", fileURL: fileURL),
+        ]
+        let upload = Call(
+            endpoint: "/status/503", method: .post, parameters: Parameter.form(key: "caption", value: "hi"),
+            authorizationToken: .bearer(token: "b-secret"))
+        let uploaded = try await connect.upload(files: files, to: upload).decoded(toType: Echo.self).value
+        #expect(uploaded.url == other.absoluteString)
+        #expect(uploaded.files == ["memory": .one("in memory"), "disk": .one("from disk")])
+        #expect(uploaded.form == ["caption": .one("hi")])
+        #expect(uploaded.header("Authorization") == nil)
+
+        let transport = CountingTransport()
+        let relative = Self.connect(
+            middleware: ConnectMiddleware(retriers: [ClosureRetrier { _ in .redirect(to: URL(string: "/anything")!) }]),
+            transport: transport)
+        let error = await connectError(relative.request(Call(endpoint: "/status/503")))
+        guard case .invalidRequest(.unsupportedURL)? = error else {
+            Issue.record("expected unsupportedURL, got \(String(describing: error))")
+            return
+        }
+        #expect(transport.sent.count == 1)
+    }
+}
+
+extension SeedCapabilityTests {
+
+    /// The server spells header names its own way (httpbin title-cases them): a token header
+    /// named in lower case is still redacted where the echo names it.
+    @Test func tokenHeadersNamedInLowerCaseAreRedactedInTheirEcho() async throws {
+        let logger = CapturingLogger()
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("hook-secret-7"), header: { HTTPHeader(name: "x-session-ref", value: $0.value) },
+            refresh: { _ in AccessToken("hook-secret-8") })
+        let connect = Self.connect(middleware: authenticator) { $0.logger = logger }
+        let call = Call(endpoint: "/anything", authorizationToken: .header(name: "x-tenant-ref", value: "tenant-secret-7"))
+        let echo = try await connect.request(call, debugResponse: true).decoded(toType: Echo.self).value
+        #expect(echo.header("X-Session-Ref") == "hook-secret-7")
+        #expect(echo.header("X-Tenant-Ref") == "tenant-secret-7")
+        #expect(!logger.text.contains("hook-secret-7"), "\(logger.text)")
+        #expect(!logger.text.contains("tenant-secret-7"), "\(logger.text)")
+    }
+
+    /// A connector picks its middleware: `.none` sends no token, `.only` runs its own alone.
+    @Test func aConnectorChoosesItsMiddleware() async throws {
+        let authenticator = TokenAuthenticator(token: AccessToken("tok-1"), refresh: { _ in AccessToken("tok-2") })
+        let connect = Self.connect(middleware: authenticator)
+        var login = Call(endpoint: "/anything/login")
+        login.middleware = .none
+        #expect(try await connect.request(login).decoded(toType: Echo.self).value.header("Authorization") == nil)
+
+        struct Teapot: Error {}
+        var own = Call(endpoint: "/status/418")
+        own.middleware = .only([
+            ConnectMiddleware(interceptors: [
+                ClosureInterceptor { response in
+                    #expect(response.request.value(forHTTPHeaderField: "Authorization") == nil)
+                    throw Teapot()
+                }
+            ])
+        ])
+        #expect(await failure(connect.request(own)) is Teapot)
+
+        var added = Call(endpoint: "/status/418")
+        added.middleware = .adding([ConnectMiddleware(interceptors: [ClosureInterceptor { _ in .accept }])])
+        let response = try await connect.response(added).value
+        #expect(response.statusCode == 418)
+        #expect(response.request.value(forHTTPHeaderField: "Authorization") == "Bearer tok-1")
+    }
+}
