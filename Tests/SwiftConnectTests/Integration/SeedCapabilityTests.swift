@@ -1172,7 +1172,8 @@ extension SeedCapabilityTests {
             token: AccessToken("hook-secret-7"), header: { HTTPHeader(name: "x-session-ref", value: $0.value) },
             refresh: { _ in AccessToken("hook-secret-8") })
         let connect = Self.connect(middleware: authenticator) { $0.logger = logger }
-        let call = Call(endpoint: "/anything", authorizationToken: .header(name: "x-tenant-ref", value: "tenant-secret-7"))
+        let call = Call(
+            endpoint: "/anything", authorizationToken: .header(name: "x-tenant-ref", value: "tenant-secret-7"))
         let echo = try await connect.request(call, debugResponse: true).decoded(toType: Echo.self).value
         #expect(echo.header("X-Session-Ref") == "hook-secret-7")
         #expect(echo.header("X-Tenant-Ref") == "tenant-secret-7")
@@ -1205,5 +1206,61 @@ extension SeedCapabilityTests {
         let response = try await connect.response(added).value
         #expect(response.statusCode == 418)
         #expect(response.request.value(forHTTPHeaderField: "Authorization") == "Bearer tok-1")
+    }
+}
+
+extension SeedCapabilityTests {
+
+    /// Cancelling a request that waits for the token hook ends it at once with `.cancelled`,
+    /// sends nothing, and leaves the refresh to finish for the next request.
+    @Test func cancellingARequestWaitingForTheTokenHookSendsNothing() async throws {
+        let (started, startedContinuation) = AsyncStream<Void>.makeStream()
+        let (release, releaseContinuation) = AsyncStream<Void>.makeStream()
+        let authenticator = TokenAuthenticator(
+            token: nil,
+            refresh: { _ in
+                startedContinuation.yield()
+                for await _ in release { break }
+                return AccessToken("late-token")
+            })
+        let transport = CountingTransport()
+        let connect = Self.connect(middleware: authenticator, transport: transport)
+        let future = connect.request(Call(endpoint: "/anything"))
+        for await _ in started { break }
+        future.cancel()
+        let error = await withTaskGroup(of: ConnectError?.self) { group in
+            group.addTask { await connectError(future) }
+            group.addTask {
+                try? await Task.sleep(nanoseconds: 10_000_000_000)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            releaseContinuation.yield()
+            return first
+        }
+        #expect(error?.isCancellation == true, "\(String(describing: error))")
+        let echo = try await connect.request(Call(endpoint: "/anything")).decoded(toType: Echo.self).value
+        #expect(echo.header("Authorization") == "Bearer late-token")
+        #expect(transport.sent.count == 1, "\(transport.sent.values)")
+    }
+}
+
+extension SeedCapabilityTests {
+
+    /// Indexes that are not array positions are missing keys, not crashes.
+    @Test func oddArrayIndexesAreMissingNotACrash() async throws {
+        let keys = ["items.-1", "items.+1", "items.9223372036854775808", "items.2", "items. 0"]
+        let connect = Self.connect { $0.validators = [.requiredJSONKeys(keys)] }
+        let error = await connectError(connect.request(Self.body(#"{"items":[1,2]}"#)))
+        let missing = (error?.underlyingError as? MissingJSONKeys)?.keys ?? []
+        #expect(missing.contains("items.-1") && missing.contains("items.2"), "\(missing)")
+        for key in keys {
+            let result = await outcome(
+                Self.connect().request(Self.body(#"{"items":[1,2]}"#)).decodedIfPresent(toType: Int.self, keyPath: key))
+            if case .success(let value) = result, key != "items.+1" {
+                #expect(value == nil, "\(key)")
+            }
+        }
     }
 }
