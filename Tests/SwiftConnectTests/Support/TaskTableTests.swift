@@ -50,6 +50,67 @@ struct TaskTableTests {
         for key in [31, 0, 63] { #expect(table[key] == key + 1, "key \(key)") }
     }
 
+    /// A run wrapping around the end: removing the entry in the last slot must leave an entry at
+    /// slot 0 whose home is slot 0 where it is, and move one behind it whose home is the last slot.
+    @Test func aRemovalInTheLastSlotKeepsEntriesAtTheirHomeAcrossTheEnd() {
+        var table = TaskTable<Int>()
+        // 15 in slot 15; 16 at home in slot 0; 31 (home 15) wraps to slot 1.
+        for key in [15, 16, 31] { table[key] = key + 1 }
+        #expect(table.removeValue(forKey: 15) == 16)
+        #expect(table[16] == 17)
+        #expect(table[31] == 32)
+        #expect(table[15] == nil)
+        #expect(table.count == 2)
+    }
+
+    /// Negative and extreme identifiers land in a slot like any other, and removing a key that is
+    /// not there — never stored, or stored and removed — changes nothing.
+    @Test func negativeExtremeAndAbsentKeys() {
+        var table = TaskTable<Int>()
+        let keys = [Int.min, Int.max, -1, 0, -16, Int.min + 15, Int.max - 15]
+        for (value, key) in keys.enumerated() { table[key] = value }
+        #expect(table.count == keys.count)
+        for (value, key) in keys.enumerated() { #expect(table[key] == value, "key \(key)") }
+        #expect(table.removeValue(forKey: 1) == nil)
+        #expect(table.removeValue(forKey: -17) == nil)
+        #expect(table.removeValue(forKey: Int.min) == 0)
+        #expect(table.removeValue(forKey: Int.min) == nil)
+        #expect(table.count == keys.count - 1)
+        for (value, key) in keys.enumerated().dropFirst() { #expect(table[key] == value, "key \(key)") }
+    }
+
+    /// Against `Dictionary`, with keys no session would count up to: negative ones, the extremes,
+    /// random ones, and many that share a handful of home slots in every table size up to 2^20 —
+    /// among them the last slot, so that runs wrap around the end — inserted, replaced and
+    /// removed (present or not) at random while the table grows.
+    @Test(arguments: [11, 12, 13, 14, 15] as [UInt64])
+    func behavesAsADictionaryWhateverTheKeys(seed: UInt64) {
+        var generator = SeededGenerator(state: seed)
+        let homes = [0, 1, 2, (1 << 20) - 1, (1 << 20) - 2]
+        var pool = [Int.min, Int.max, Int.min + 1, Int.max - 1, -1, 0, 1]
+        for home in homes { pool += (-25...25).map { home + ($0 << 20) } }
+        pool += (0..<40).map { _ in Int.random(in: Int.min...Int.max, using: &generator) }
+        var table = TaskTable<Int>()
+        var model: [Int: Int] = [:]
+        for step in 0..<20_000 {
+            let key = pool.randomElement(using: &generator)!
+            switch Int.random(in: 0..<10, using: &generator) {
+            case 0..<5:
+                model[key] = step
+                table[key] = step
+            case 5..<8:
+                #expect(table.removeValue(forKey: key) == model.removeValue(forKey: key), "seed \(seed) step \(step)")
+            default:
+                #expect(table[key] == model[key], "seed \(seed) step \(step) key \(key)")
+            }
+            #expect(table.count == model.count, "seed \(seed) step \(step)")
+            if step.isMultiple(of: 1_000) {
+                for key in pool { #expect(table[key] == model[key], "seed \(seed) step \(step) key \(key)") }
+            }
+        }
+        for key in pool { #expect(table[key] == model[key], "seed \(seed) key \(key)") }
+    }
+
     @Test func growsPastItsFirstSizeKeepingEveryEntry() {
         var table = TaskTable<Int>()
         for key in 1...1_000 { table[key] = -key }
