@@ -15,6 +15,7 @@ struct DirectExchangeTests {
     struct Call: Connector {
         var baseURL: URL = HTTPBin.baseURL
         var endpoint: String
+        var method: HTTPMethod = .get
         var headers: [HTTPHeader] = []
         var redirectPolicy: RedirectPolicy? = nil
         var middleware: ConnectorMiddleware = .inherited
@@ -47,6 +48,101 @@ struct DirectExchangeTests {
         _ = try await HTTPBin.connect(middleware: adapter) { $0.validators = [Self.recordingTasks(piped)] }
             .request(Call(endpoint: "/get")).value
         #expect(piped.values == [true])
+    }
+
+    /// Middleware with something to run, on the client or on the connector.
+    enum Running: String, CaseIterable, Sendable {
+        case retrier, interceptor, tokenAuthenticator, customMiddleware, connectorRetrier, connectorInterceptor
+
+        /// Middleware of the user's own, all of whose requirements have their defaults.
+        private struct Custom: ConnectMiddlewareProtocol {}
+
+        private static let retrying = ConnectMiddleware(retriers: [ClosureRetrier { _ in .doNotRetry }])
+        private static let intercepting = ConnectMiddleware(interceptors: [ClosureInterceptor { _ in .proceed }])
+
+        var client: any ConnectMiddlewareProtocol {
+            switch self {
+            case .retrier: return Self.retrying
+            case .interceptor: return Self.intercepting
+            case .tokenAuthenticator: return TokenAuthenticator(token: AccessToken("t")) { _ in AccessToken("u") }
+            case .customMiddleware: return Custom()
+            case .connectorRetrier, .connectorInterceptor: return ConnectMiddleware()
+            }
+        }
+
+        var connector: ConnectorMiddleware {
+            switch self {
+            case .connectorRetrier: return .only([Self.retrying])
+            case .connectorInterceptor: return .adding([Self.intercepting])
+            default: return .inherited
+            }
+        }
+    }
+
+    /// Only a request with nothing to run but its transfer goes without a task: a retrier, an
+    /// interceptor, a token authenticator or middleware of the user's own each keeps it in the
+    /// pipeline's, whichever of `request` and `response` sends it.
+    @Test(arguments: Running.allCases)
+    func middlewareWithAnythingToRunKeepsTheRequestInATask(middleware: Running) async throws {
+        let inTask = Recorder<Bool>()
+        let connect = HTTPBin.connect(middleware: middleware.client) {
+            $0.validators = [Self.recordingTasks(inTask)]
+        }
+        var call = Call(endpoint: "/get")
+        call.middleware = middleware.connector
+        _ = try await connect.request(call).value
+        _ = try await connect.response(call).value
+        #expect(inTask.values == [true, true])
+    }
+
+    /// Without anything to run — a connector that drops the client's middleware or adds none, a
+    /// transport made by the user, `response` as well as `request` — a request goes without a task.
+    @Test func requestsWithNothingToRunGoWithoutATask() async throws {
+        let inTask = Recorder<Bool>()
+        for transport in [nil, URLSessionTransport()] {
+            let connect = HTTPBin.connect(transport: transport) { $0.validators = [Self.recordingTasks(inTask)] }
+            for middleware in [ConnectorMiddleware.inherited, .none, .only([]), .adding([])] {
+                var call = Call(endpoint: "/get")
+                call.middleware = middleware
+                _ = try await connect.request(call).value
+                _ = try await connect.response(call).value
+            }
+        }
+        #expect(inTask.values == Array(repeating: false, count: 16))
+    }
+
+    /// An upload streams its body in the pipeline's task, even with no middleware at all.
+    @Test func anUploadWithoutMiddlewareGoesThroughThePipelinesTask() async throws {
+        let inTask = Recorder<Bool>()
+        let connect = HTTPBin.connect { $0.validators = [Self.recordingTasks(inTask)] }
+        let file = File(name: "notes.txt", key: "notes", mimeType: .txt, data: Data("hello".utf8))
+        let echo = try await connect.upload(files: [file], to: Call(endpoint: "/anything", method: .post)).value
+        #expect(String(decoding: echo, as: UTF8.self).contains("hello"))
+        #expect(inTask.values == [true])
+    }
+
+    /// A request sent without a task leaves the client's registry as it ends, answered or
+    /// cancelled while its transfer runs, and lets go of its futures.
+    @Test func aDirectRequestLetsGoOfItsFuturesOnceItEnds() async throws {
+        let connect = HTTPBin.connect()
+        weak var answered: Future<Data>?
+        weak var answeredResponse: Future<Response>?
+        weak var cancelled: Future<Data>?
+        do {
+            let body = connect.request(Call(endpoint: "/get"))
+            answered = body
+            let response = connect.response(Call(endpoint: "/get"))
+            answeredResponse = response
+            _ = try await body.value
+            _ = try await response.value
+            let slow = connect.request(Call(endpoint: "/delay/10"))
+            cancelled = slow
+            try await Task.sleep(nanoseconds: 200_000_000)
+            slow.cancel()
+            let result = await slow.asyncResult
+            #expect((result.failureValue as? ConnectError)?.isCancellation == true)
+        }
+        #expect(await Self.eventually { answered == nil && answeredResponse == nil && cancelled == nil })
     }
 
     @Test func aSlowValidatorOnALargeBodyDoesNotHoldUpOtherResponses() async throws {
