@@ -29,6 +29,8 @@ import Foundation
 /// ``SessionTaskSlot``), start from a global queue. A redirect policy that asks a closure runs it in a task, which
 /// cancelling the request cancels, as it would the pipeline's.
 final class DirectExchange: RequestPromise, @unchecked Sendable {
+    // @unchecked Sendable: as its superclass's, restated for a subclass; every stored property
+    // here is a constant of a Sendable type, and `task` guards its own state with a lock.
     /// Bodies from this size on are handled off URLSession's thread.
     static let inlineBodyLimit = 64 * 1024
 
