@@ -426,7 +426,9 @@ struct DirectExchangeTests {
         #expect(validated.values.isEmpty)
     }
 
-    /// Holds the thread that logs the first message until `proceed` is signalled.
+    /// Holds the thread that logs the first message until `proceed` is signalled (or a minute has
+    /// passed, so that a failing test cannot hang the run: a shorter bound let a starved test task
+    /// under ThreadSanitizer cancel too late, after the request had been sent).
     private struct HoldingLogger: ConnectLogger {
         let lines = Recorder<String>()
         let entered = Recorder<Bool>()
@@ -435,7 +437,7 @@ struct DirectExchangeTests {
             lines.append(message)
             guard entered.count == 0 else { return }
             entered.append(true)
-            _ = proceed.wait(timeout: .now() + 10)
+            _ = proceed.wait(timeout: .now() + 60)
         }
     }
 
