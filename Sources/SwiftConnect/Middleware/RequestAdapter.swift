@@ -22,6 +22,7 @@ public protocol RequestRetrier: Sendable {
 /// Everything known about an attempt that failed, for a ``RequestRetrier``.
 public struct FailedAttempt: Sendable {
     /// The request as built from the connector, before adapters (they run again on a retry).
+    /// After a ``RetryResult/redirect(to:)``, it has the URL it was redirected to.
     public let request: URLRequest
     /// Why it failed: a ``ConnectError``, your error handler's error, or a validator's.
     public let error: any Error

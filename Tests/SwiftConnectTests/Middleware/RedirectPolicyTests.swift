@@ -424,6 +424,26 @@ struct RetrierRedirectTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// A later attempt's `request` is the request as redirected: the retrier sees where the failure
+    /// happened. Still before adapters: their headers are not in it.
+    @Test func anAttemptAfterARedirectCarriesTheRedirectedURLAndNoAdapterHeaders() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"message":"down"}"#, status: 503) }
+        let seen = Recorder<URLRequest>()
+        let middleware = ConnectMiddleware(
+            adapters: [stamping(Fixtures.Counter())],
+            retriers: [
+                ClosureRetrier { attempt in
+                    seen.append(attempt.request)
+                    return attempt.number == 1
+                        ? .redirect(to: URL(string: "http://mirror.test/v2/items")!) : .doNotRetry
+                }
+            ])
+        _ = await Middleware.connect(transport: transport, middleware: middleware).request(post).asyncResult
+        #expect(seen.values.map { $0.url?.absoluteString } == ["http://api.test/items", "http://mirror.test/v2/items"])
+        #expect(seen.values.allSatisfy { $0.value(forHTTPHeaderField: "X-Attempt") == nil })
+        #expect(seen.values.allSatisfy { $0.httpMethod == "POST" && $0.httpBody == Data(#"{"name":"kept"}"#.utf8) })
+    }
+
     @Test func redirectToAnUppercaseSchemeGoesOutLowercased() async throws {
         let transport = primaryDown()
         let middleware = ConnectMiddleware(retriers: [redirecting(to: "HTTP://mirror.test/items")])
