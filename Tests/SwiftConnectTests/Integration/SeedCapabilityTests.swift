@@ -60,6 +60,12 @@ struct SeedCapabilityTests {
         case direct, middleware, ownTransport
     }
 
+    /// Decree's error handler that sends the request elsewhere: redirects the first failure to
+    /// `url`, and gives up on any later one.
+    static func redirectingOnce(to url: URL) -> ClosureRetrier {
+        ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: url) : .doNotRetry }
+    }
+
     static func connect(
         _ route: Route = .direct,
         middleware: (any ConnectMiddlewareProtocol)? = nil,
@@ -658,9 +664,7 @@ struct SeedCapabilityTests {
 
         // The redirected answer goes through the error handler too.
         let failing = ConnectMiddleware(retriers: [
-            ClosureRetrier { attempt in
-                attempt.number == 1 ? .redirect(to: HTTPBin.baseURL.appendingPathComponent("status/404")) : .doNotRetry
-            }
+            Self.redirectingOnce(to: HTTPBin.baseURL.appendingPathComponent("status/404"))
         ])
         let error = await connectError(Self.connect(middleware: failing).request(Call(endpoint: "/status/503")))
         #expect(error?.statusCode == 404)
@@ -985,7 +989,7 @@ extension SeedCapabilityTests {
             token: AccessToken("hook-1"), header: { HTTPHeader(name: "X-Session", value: $0.value) },
             refresh: { _ in AccessToken("hook-2") })
         let retrier = ConnectMiddleware(retriers: [
-            ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: other) : .doNotRetry }
+            Self.redirectingOnce(to: other)
         ])
         let connect = Self.connect(middleware: ConnectMiddleware([authenticator, retrier]))
         let echo = try await connect.request(Call(endpoint: "/status/503")).decoded(toType: Echo.self).value
@@ -1047,7 +1051,7 @@ extension SeedCapabilityTests {
         let other = HTTPBin.otherOriginURL.appendingPathComponent("anything/mirror")
         let connect = Self.connect(
             middleware: ConnectMiddleware(retriers: [
-                ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: other) : .doNotRetry }
+                Self.redirectingOnce(to: other)
             ]))
         let call = Call(
             endpoint: "/status/503", headers: [HTTPHeader(name: "X-Plain", value: "kept")],
@@ -1120,7 +1124,7 @@ extension SeedCapabilityTests {
         let other = HTTPBin.otherOriginURL.appendingPathComponent("anything/mirror")
         let connect = Self.connect(
             middleware: ConnectMiddleware(retriers: [
-                ClosureRetrier { attempt in attempt.number == 1 ? .redirect(to: other) : .doNotRetry }
+                Self.redirectingOnce(to: other)
             ]))
         var unreachable = Call(
             endpoint: "/anything", method: .post, parameters: Parameter.jsonObject(value: ["n": 1]),
