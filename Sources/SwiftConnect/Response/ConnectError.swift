@@ -286,10 +286,9 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .unsupportedURL(let url):
             return "'\(DebugDescription.redactedURL(url))' is not an absolute http or https URL with a host"
         case .fileNotFound(let url):
-            return "no file to upload at \(url.isFileURL ? url.path : DebugDescription.redactedURL(url))"
+            return "no file to upload at \(Self.shown(file: url))"
         case .fileNotReadable(let url):
-            let file = url.isFileURL ? url.path : DebugDescription.redactedURL(url)
-            return "\(file) is not a regular file this process can read"
+            return "\(Self.shown(file: url)) is not a regular file this process can read"
         case .invalidPartName(let name):
             return "multipart field name '\(name)' is empty or contains NUL"
         case .invalidFileName(let name):
@@ -303,6 +302,11 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .invalidTimeout(let seconds):
             return "timeout \(seconds) s is not a positive number of seconds"
         }
+    }
+
+    /// A file's path, or a URL that is not a file URL, redacted as any URL in a description.
+    private static func shown(file url: URL) -> String {
+        url.isFileURL ? url.path : DebugDescription.redactedURL(url)
     }
 
     /// Reasons are equal when they have the same case and values; `encodingFailed` and
