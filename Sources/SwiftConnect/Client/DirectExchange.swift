@@ -74,7 +74,7 @@ final class DirectExchange: RequestPromise, @unchecked Sendable {
         self.pipeline = pipeline
         self.transport = transport
         self.registry = registry
-        self.slot = registry.insert(body ?? response)
+        self.slot = registry.insert(RequestPromise.outermost(response: response, body: body))
         self.credentialOrigin = credentialOrigin
         super.init(response: response, body: body)
     }

@@ -31,6 +31,12 @@ class RequestPromise: @unchecked Sendable {
     /// The future the caller holds: the body's if there is one, else the response's. Cancelling
     /// it cancels the request.
     final var outermost: any CancellableFuture {
+        Self.outermost(response: response, body: body)
+    }
+
+    /// The future the caller holds of a request with these futures, for a subclass to register
+    /// before it is initialised.
+    static func outermost(response: Future<Response>, body: Future<Data>?) -> any CancellableFuture {
         if let body { return body }
         return response
     }
