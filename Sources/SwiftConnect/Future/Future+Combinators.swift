@@ -156,7 +156,7 @@ extension Future {
     /// completion call, and the session's next request waits for it; handing the body over before
     /// decoding lets the two overlap. With one request in flight, requests sent one after another
     /// from observers gained 2–7 points of throughput against plain URLSession this way
-    /// (Benchmarks/README.md, "Fourteenth round"). This never moves decoding to the main queue: with
+    /// (Benchmarks/HISTORY.md, "Fourteenth round"). This never moves decoding to the main queue: with
     /// that as the callback queue, with no observer yet, or awaited (an observer bound for no
     /// queue), it runs where the body arrives.
     @inlinable

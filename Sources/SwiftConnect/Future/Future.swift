@@ -30,7 +30,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
     // then specialised in the caller's module instead of running as unspecialised generic code
     // that looks up `Future<Todo>.State`'s metadata on every call (about 24,000 instructions per
-    // request end to end, 2 % of one; Benchmarks/README.md, "Fourth round"). Cold paths
+    // request end to end, 2 % of one; Benchmarks/HISTORY.md, "Fourth round"). Cold paths
     // (`cancel()`, the cancel chain, `WorkList`'s loop) stay out of line.
 
     @usableFromInline

@@ -3,7 +3,7 @@
 ///
 /// A `Dictionary<Int, Value>` hashes each key with SipHash and looks up its storage's generic
 /// metadata: about 800 instructions a request, against about 250 here (callgrind;
-/// Benchmarks/README.md, "Twenty-first round"). A session numbers its tasks 1, 2, 3, …, so the
+/// Benchmarks/HISTORY.md, "Twenty-first round"). A session numbers its tasks 1, 2, 3, …, so the
 /// identifier itself, masked, is a good slot: this open-addressing table probes linearly from
 /// there and deletes by shifting the entries behind back, which keeps every probe run unbroken
 /// with no tombstones. It grows when half full, so probe runs stay short whatever the identifiers.
