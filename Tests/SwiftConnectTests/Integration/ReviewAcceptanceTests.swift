@@ -711,4 +711,167 @@ struct ReviewAcceptanceTests {
         #expect(echo.method == "DELETE")
         #expect(echo.files?["f"] == .one("hello"))
     }
+
+    // MARK: Batch 4: files are closed, headers with non-ASCII values
+
+    /// How many of this process's descriptors are open on `file`.
+    static func openDescriptors(on file: URL) -> Int {
+        let directory = "/proc/self/fd"
+        let target = file.resolvingSymlinksInPath().path
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return entries.filter { entry in
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: directory + "/" + entry)) == target
+        }.count
+    }
+
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/fd")))
+    func uploadedFilesAreClosedAfterSuccessErrorAndCancellation() async throws {
+        let directory = try TemporaryDirectory()
+        let small = try directory.file("small.bin", Data(repeating: 7, count: 100_000))
+        let large = try directory.largeFile("large.bin", size: 40_000_000)
+        let probe = try FileHandle(forReadingFrom: small)
+        #expect(Self.openDescriptors(on: small) == 1)  // the probe itself sees open files
+        try probe.close()
+        _ = try await connect.upload(
+            files: [File(key: "f", fileURL: small)], to: Call(endpoint: "/post", method: .post)
+        ).value
+        _ = await connect.upload(
+            files: [File(key: "f", fileURL: small)], to: Call(endpoint: "/status/500", method: .post)
+        ).asyncResult
+        let started = Counter()
+        let future = connect.upload(
+            files: [File(key: "f", fileURL: large)], to: Call(endpoint: "/sink?slow=1", method: .post)
+        ) { progress in
+            if progress.bytesSent > 0 { started.increment() }
+        }
+        try await waitUntil { started.value > 0 || future.isCompleted }
+        future.cancel()
+        #expect(await failure(future)?.isCancellation == true)
+        try await waitUntil { Self.openDescriptors(on: small) == 0 && Self.openDescriptors(on: large) == 0 }
+    }
+
+    @Test func aNonASCIIHeaderValueIsSentNotDropped() async throws {
+        let call = Call(endpoint: "/anything", headers: [HTTPHeader(name: "X-Name", value: "Zoë")])
+        let echo = try await connect.request(call).decoded(toType: Echo.self).value
+        let received = try #require(echo.header("X-Name"))
+        // werkzeug reads header bytes as ISO-8859-1: UTF-8 "ë" arrives as "Ã«".
+        #expect(received == "Zoë" || received == "Zo\u{C3}\u{AB}")
+    }
+
+    // MARK: Batch 5: methods across redirects
+
+    @Test func headStaysHeadAcrossA303() async throws {
+        let call = Call(
+            endpoint: "/redirect-to", method: .head,
+            parameters: CompositeParameters(
+                .query(key: "url", value: "/anything/after"), .query(key: "status_code", value: "303")))
+        let response = try await connect.response(call).value
+        #expect(response.statusCode == 200)
+        #expect(response.data.isEmpty)
+        #expect(response.request.httpMethod == "HEAD" || response.url?.path == "/anything/after")
+    }
+
+    @Test(arguments: ["301", "302", "303"])
+    func putAnswered303BecomesGetAndPostAnswered301Too(status: String) async throws {
+        for method in [HTTPMethod.post, .put] {
+            let call = Call(
+                endpoint: "/redirect-to", method: method,
+                parameters: CompositeParameters(
+                    .query(key: "url", value: "/anything/after"), .query(key: "status_code", value: status)))
+            // A body needs the query in the endpoint: `.form` makes the body, the URL keeps the query.
+            var withBody = call
+            withBody.endpoint = "/redirect-to?url=%2Fanything%2Fafter&status_code=\(status)"
+            withBody.parameters = Parameter.form(key: "field", value: "v")
+            let echo = try await connect.request(withBody).decoded(toType: Echo.self).value
+            if status == "303" || method == .post {
+                #expect(echo.method == "GET", "\(method.rawValue) answered \(status)")
+                #expect(echo.form?.isEmpty ?? true)
+            } else {
+                #expect(echo.method == method.rawValue, "\(method.rawValue) answered \(status)")
+                #expect(echo.form?["field"] == .one("v"), "\(method.rawValue) answered \(status) keeps its body")
+            }
+        }
+    }
+
+    // MARK: Batch 6: JSON members as upload fields
+
+    @Test func jsonMembersBecomeFieldsWithNumbersAsWrittenAndBooleansAsWords() async throws {
+        struct Info: Encodable {
+            let one = 1
+            let zero = 0
+            let yes = true
+            let no = false
+            let tenth = 0.1
+            let huge = UInt64.max
+            let negative = -7
+            let text = "1"
+            let emptyText = ""
+            let flags = [true, false]
+            let numbers = [1, 0]
+        }
+        let call = Call(endpoint: "/post", method: .post, parameters: Parameter.jsonObject(value: Info()))
+        let echo = try await connect.upload(files: nil, to: call).decoded(toType: Echo.self).value
+        let form = try #require(echo.form)
+        #expect(form["one"] == .one("1"))
+        #expect(form["zero"] == .one("0"))
+        #expect(form["yes"] == .one("true"))
+        #expect(form["no"] == .one("false"))
+        #expect(form["tenth"] == .one("0.1"))
+        #expect(form["huge"] == .one("18446744073709551615"))
+        #expect(form["negative"] == .one("-7"))
+        #expect(form["text"] == .one("1"))
+        #expect(form["emptyText"] == .one(""))
+        #expect(form["flags"] == .one("[true,false]"))
+        #expect(form["numbers"] == .one("[1,0]"))
+    }
+
+    // MARK: Batch 7: cancelling a chain mid-way
+
+    final class Box<Value: Sendable>: @unchecked Sendable {
+        // @unchecked Sendable: `stored` is only touched under `lock`.
+        private let lock = NSLock()
+        private var stored: Value?
+        var value: Value? {
+            get { lock.withLock { stored } }
+            set { lock.withLock { stored = newValue } }
+        }
+    }
+
+    @Test func cancellingAChainWhileItsSecondRequestIsInFlightCancelsThatRequest() async throws {
+        let inner = Box<SwiftConnect.Future<Data>>()
+        let client = connect
+        let chain = client.request(Call(endpoint: "/get")).flatMap { _ -> SwiftConnect.Future<Data> in
+            let second = client.request(Call(endpoint: "/delay/5"))
+            inner.value = second
+            return second
+        }
+        try await waitUntil { inner.value != nil }
+        chain.cancel()
+        #expect(await failure(chain)?.isCancellation == true)
+        let second = try #require(inner.value)
+        let started = Date()
+        #expect(await failure(second)?.isCancellation == true)
+        #expect(Date().timeIntervalSince(started) < 3)
+    }
+
+    @Test func twoTasksAwaitingOneFutureBothGetTheValue() async throws {
+        let future = connect.request(Call(endpoint: "/delay/1")).decoded(toType: Echo.self)
+        async let first = future.value
+        async let second = future.value
+        let (a, b) = try await (first, second)
+        #expect(a.url == b.url)
+        #expect(a.url.hasSuffix("/delay/1"))
+    }
+
+    @Test func cancellingOneAwaitingTaskCancelsTheSharedFutureForBoth() async throws {
+        let future = connect.request(Call(endpoint: "/delay/5"))
+        let waiter = Task { await future.asyncResult }
+        let canceller = Task { try await future.value }
+        canceller.cancel()
+        let result = await waiter.value
+        #expect(((try? result.get()) == nil))
+        if case .failure(let error) = result {
+            #expect((error as? ConnectError)?.isCancellation == true)
+        }
+    }
 }
