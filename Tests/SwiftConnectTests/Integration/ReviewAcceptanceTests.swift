@@ -874,4 +874,38 @@ struct ReviewAcceptanceTests {
             #expect((error as? ConnectError)?.isCancellation == true)
         }
     }
+
+    // MARK: Batch 8: decoding edges
+
+    @Test func emptyIgnoresANonJSONSuccessBody() async throws {
+        _ = try await connect.request(Call(endpoint: "/html")).decoded(toType: Empty.self).value
+    }
+
+    @Test func arrayIndexesInKeyPathsAndPathsThatRunIntoScalars() async throws {
+        struct Item: Encodable, Sendable { let id: Int }
+        let call = Call(endpoint: "/anything", method: .post, parameters: Parameter.jsonObject(value: [Item(id: 5)]))
+        #expect(try await connect.request(call).decoded(toType: Int.self, keyPath: "json.0.id").value == 5)
+        #expect(try await connect.request(call).decodedIfPresent(toType: Int.self, keyPath: "json.1.id").value == nil)
+        let scalar = await failure(connect.request(call).decodedIfPresent(toType: Int.self, keyPath: "url.length"))
+        guard case .decoding? = scalar else {
+            Issue.record("a key path running into a string must fail, got \(String(describing: scalar))")
+            return
+        }
+    }
+
+    @Test(arguments: ["/50%/{id}", "/a\\b/{id}", "/a b|c/{id}", "/x?q=a b&r=%zz&{id}", "/{id}?"])
+    func oddHandWrittenEndpointsBuildOrFailWithATypedError(endpoint: String) async throws {
+        let call = Call(endpoint: "/anything" + endpoint, parameters: Parameter.path(key: "id", value: "1"))
+        do {
+            let url = try #require(try connect.urlRequest(for: call).url)
+            #expect(url.host == HTTPBin.baseURL.host)
+            let response = try await connect.response(call).value
+            #expect(response.statusCode == 200)
+        } catch let error as ConnectError {
+            guard case .invalidRequest = error else {
+                Issue.record("\(endpoint): expected invalidRequest, got \(error)")
+                return
+            }
+        }
+    }
 }
