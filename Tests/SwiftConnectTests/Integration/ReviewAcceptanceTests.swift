@@ -335,7 +335,8 @@ struct ReviewAcceptanceTests {
             _ = await cancelled.asyncResult
         }
         var released = false
-        for _ in 0..<200 where !released {
+        // Up to 10 s: generous for a loaded machine (ThreadSanitizer); released, it stops at once.
+        for _ in 0..<1_000 where !released {
             released = weakConnect == nil
             if !released { try await Task.sleep(nanoseconds: 10_000_000) }
         }
@@ -491,9 +492,9 @@ struct ReviewAcceptanceTests {
         #expect(sent.value == 1)
     }
 
-    /// Polls `condition` for up to five seconds.
+    /// Polls `condition` for up to 30 seconds (a loaded machine under ThreadSanitizer).
     func waitUntil(_ condition: () -> Bool) async throws {
-        for _ in 0..<500 where !condition() {
+        for _ in 0..<3_000 where !condition() {
             try await Task.sleep(nanoseconds: 10_000_000)
         }
         #expect(condition())
