@@ -5,10 +5,12 @@ public enum MicroBenchmark {
     /// Measured by default: time, throughput and allocations.
     public static let measured: [BenchmarkMetric] = [.wallClock, .throughput, .mallocCountTotal]
 
-    /// A configuration measuring `metrics`, with thresholds for them and for `ratios`.
-    public static func configuration(_ metrics: [BenchmarkMetric] = measured, ratios: [BenchmarkMetric] = [])
-        -> Benchmark.Configuration
-    {
+    /// A configuration measuring `metrics`, with thresholds for them and for `ratios`, which may
+    /// move by `ratioPercent`.
+    public static func configuration(
+        _ metrics: [BenchmarkMetric] = measured, ratios: [BenchmarkMetric] = [],
+        ratioPercent: Double = Tolerance.ratioPercent
+    ) -> Benchmark.Configuration {
         .init(
             metrics: metrics,
             timeUnits: .nanoseconds,
@@ -17,7 +19,7 @@ public enum MicroBenchmark {
             scalingFactor: .kilo,
             maxDuration: .seconds(3),
             maxIterations: 1000,
-            thresholds: Tolerance.thresholds(for: metrics, ratios: ratios)
+            thresholds: Tolerance.thresholds(for: metrics, ratios: ratios, ratioPercent: ratioPercent)
         )
     }
 }
