@@ -235,7 +235,11 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesExpectedToSend: Int64
     ) {
         // URLSession on Linux reports 0 as the expected size of a streamed body; the body knows.
-        guard let upload = tasks.withLock({ $0[task.taskIdentifier]?.upload }) else { return }
+        let (upload, slot) = tasks.withLock { tasks in
+            (tasks[task.taskIdentifier]?.upload, tasks[task.taskIdentifier]?.slot)
+        }
+        slot?.began(task)
+        guard let upload else { return }
         let total = upload.body.contentLength
         upload.progress(UploadProgress(bytesSent: min(totalBytesSent, total), totalBytes: total))
     }
@@ -245,7 +249,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
     ) {
         let response = response as? HTTPURLResponse
-        tasks.withLock { tasks in tasks[dataTask.taskIdentifier].map { $0.response = response } }
+        let slot = tasks.withLock { tasks -> SessionTaskSlot? in
+            guard let record = tasks[dataTask.taskIdentifier] else { return nil }
+            record.response = response
+            return record.slot
+        }
+        // Outside the table's lock: the slot has a lock of its own.
+        slot?.began(dataTask)
         completionHandler(.allow)
     }
 
@@ -265,6 +275,7 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
         // Never let URLSession follow: the 3xx comes back, and Connect follows it safely.
+        tasks.withLock { $0[task.taskIdentifier]?.slot }?.began(task)
         SessionDelegate.answer { completionHandler(nil) }
     }
 
@@ -340,6 +351,13 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
 /// so that it can be cancelled from any thread, exactly once, including before it starts.
 struct SessionTaskSlot: Sendable {
     private let state = LockedBox(Slot())
+    /// How long a cancellation waits for its transfer to begin (``cancelLater(_:)``) before it
+    /// cancels the transfer all the same.
+    let beginWait: DispatchTimeInterval
+
+    init(beginWait: DispatchTimeInterval = .seconds(1)) {
+        self.beginWait = beginWait
+    }
 
     private struct Slot {
         var current = State.idle
@@ -347,6 +365,11 @@ struct SessionTaskSlot: Sendable {
         /// FoundationNetworking's own completion, which then traps ("Trying to access a behaviour
         /// for a task that in not in the registry").
         var finished: ObjectIdentifier?
+        /// The last transfer URLSession has answered for (``began(_:)``): a response, a
+        /// redirect or upload progress.
+        var began: ObjectIdentifier?
+        /// A transfer to cancel once it has begun (``cancelLater(_:)``).
+        var deferred: URLSessionTask?
     }
 
     private enum State {
@@ -381,7 +404,23 @@ struct SessionTaskSlot: Sendable {
     /// Notes that URLSession completed `task` (from its delegate's completion): a cancellation
     /// arriving from now on leaves it alone.
     func finish(_ task: URLSessionTask) {
-        state.withLock { $0.finished = ObjectIdentifier(task) }
+        state.withLock { slot in
+            slot.finished = ObjectIdentifier(task)
+            if slot.deferred === task { slot.deferred = nil }
+        }
+    }
+
+    /// Notes that URLSession has answered for `task` — its response, a redirect or upload progress
+    /// — and cancels it now if a cancellation waited for that (``cancelLater(_:)``). Called from
+    /// the delegate, on URLSession's own queue, so the cancellation itself goes to another.
+    func began(_ task: URLSessionTask) {
+        let deferred = state.withLock { slot -> URLSessionTask? in
+            slot.began = ObjectIdentifier(task)
+            guard let deferred = slot.deferred, deferred === task else { return nil }
+            slot.deferred = nil
+            return deferred
+        }
+        if let deferred { cancelFromAnotherQueue(deferred) }
     }
 
     /// Holds `task` as what the request waits on, cancelling it at once if the request was
@@ -421,20 +460,59 @@ struct SessionTaskSlot: Sendable {
         }
     }
 
+    /// Cancels `task` once URLSession has answered for it (``began(_:)``), or after
+    /// ``beginWait`` at the latest, unless URLSession has completed it by then.
+    ///
+    /// Not before it has begun: until then FoundationNetworking may still be asking the session's
+    /// `URLCache` about the request, on a background queue. `cancel()` then leaves its own failure
+    /// of the task to that queue's reply, which queues it after the request's start; preempted
+    /// between the two, the reply can queue it after the whole transfer has completed and left the
+    /// session's registry, and FoundationNetworking traps ("Trying to access a behaviour for a task
+    /// that in not in the registry"; about one racing cancellation in a thousand on a loaded
+    /// machine). Once the transfer has begun, `cancel()` queues its failure at once, ahead of the
+    /// completion. A request's futures fail as cancelled at once either way; only the transfer
+    /// runs a little longer.
+    private func cancelLater(_ task: URLSessionTask) {
+        let id = ObjectIdentifier(task)
+        let now = state.withLock { slot -> Bool? in
+            if slot.finished == id { return nil }
+            if slot.began == id { return true }
+            slot.deferred = task
+            return false
+        }
+        guard let now else { return }
+        if now {
+            cancelFromAnotherQueue(task)
+            return
+        }
+        let cancellation = Cancellation(task: task)
+        let state = self.state
+        DispatchQueue.global().asyncAfter(deadline: .now() + beginWait) {
+            let due = state.withLock { slot -> Bool in
+                guard slot.deferred === cancellation.task else { return false }
+                slot.deferred = nil
+                return true
+            }
+            if due { SessionTaskSlot.cancel(cancellation, unlessFinishedIn: state) }
+        }
+    }
+
     /// Cancels `task` from a global queue, unless URLSession has completed it by then.
     ///
     /// Never where the cancellation comes from: FoundationNetworking's `cancel()` waits for the
-    /// session's work queue. From that queue (a validator cancelling a request) it would wait on
-    /// itself; from a Swift task's cancellation handler it waits holding the task's status lock,
-    /// while the work queue, delivering that very task's response, waits for the same lock to
-    /// resume its continuation — a deadlock.
-    private func cancelLater(_ task: URLSessionTask) {
+    /// session's work queue. From that queue (a validator cancelling a request, or ``began(_:)``)
+    /// it would wait on itself; from a Swift task's cancellation handler it waits holding the
+    /// task's status lock, while the work queue, delivering that very task's response, waits for
+    /// the same lock to resume its continuation — a deadlock.
+    private func cancelFromAnotherQueue(_ task: URLSessionTask) {
         let cancellation = Cancellation(task: task)
         let state = self.state
-        DispatchQueue.global().async {
-            let finished = state.withLock { $0.finished == ObjectIdentifier(cancellation.task) }
-            if !finished { cancellation.task.cancel() }
-        }
+        DispatchQueue.global().async { SessionTaskSlot.cancel(cancellation, unlessFinishedIn: state) }
+    }
+
+    private static func cancel(_ cancellation: Cancellation, unlessFinishedIn state: LockedBox<Slot>) {
+        let finished = state.withLock { $0.finished == ObjectIdentifier(cancellation.task) }
+        if !finished { cancellation.task.cancel() }
     }
 
     private struct Cancellation: @unchecked Sendable {

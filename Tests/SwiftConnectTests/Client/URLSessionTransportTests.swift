@@ -322,4 +322,93 @@ struct SessionTaskSlotTests {
         slot.start(task)
         #expect(await eventually { task.cancellations == 1 })
     }
+
+    // FoundationNetworking asks the session's URLCache about a request on a background queue
+    // before it sends it. A cancel() meanwhile queues its failure of the task behind that reply;
+    // preempted, the reply can queue it after the whole transfer has completed and left the
+    // session's registry, and FoundationNetworking traps. So a transfer is cancelled once
+    // URLSession has answered for it, or after the slot's `beginWait`. Waits are long where a test
+    // must tell the two apart, so that a loaded machine (ThreadSanitizer) cannot blur them.
+
+    /// Waits up to 30 seconds for `condition`: long enough for a loaded machine, far shorter than
+    /// a minute's `beginWait`.
+    private func soon(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<3_000 {
+            if condition() { return true }
+            try? await Task.sleep(nanoseconds: 10_000_000)
+        }
+        return condition()
+    }
+
+    @Test func aTransferIsCancelledOnceItHasBegun() async {
+        let slot = SessionTaskSlot(beginWait: .seconds(60))
+        let task = releasedTask()
+        slot.start(task)
+        slot.cancel()
+        #expect(slot.isCancelled)
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        #expect(task.cancellations == 0, "cancelled before URLSession answered for the transfer")
+        slot.began(task)
+        #expect(await soon { task.cancellations == 1 })
+    }
+
+    @Test func aTransferThatHasBegunIsCancelledWithoutWaiting() async {
+        let slot = SessionTaskSlot(beginWait: .seconds(60))
+        let task = releasedTask()
+        slot.start(task)
+        slot.began(task)
+        slot.cancel()
+        #expect(await soon { task.cancellations == 1 })
+    }
+
+    @Test func aTransferThatNeverBeginsIsCancelledAfterTheWait() async {
+        let slot = SessionTaskSlot(beginWait: .milliseconds(100))
+        let task = releasedTask()
+        slot.start(task)
+        slot.cancel()
+        #expect(await soon { task.cancellations == 1 })
+    }
+
+    @Test func aTransferCompletedWhileItsCancellationWaitedIsLeftAlone() async {
+        let slot = SessionTaskSlot(beginWait: .milliseconds(100))
+        let task = releasedTask()
+        slot.start(task)
+        slot.cancel()
+        slot.finish(task)
+        try? await Task.sleep(nanoseconds: 500_000_000)
+        #expect(task.cancellations == 0)
+        slot.began(task)  // a late answer changes nothing
+        try? await Task.sleep(nanoseconds: 100_000_000)
+        #expect(task.cancellations == 0)
+    }
+
+    /// The delegate's first answer for a transfer — its response, a redirect, upload progress —
+    /// is what lets a waiting cancellation through.
+    @Test(arguments: ["response", "redirect", "upload progress"])
+    func theDelegatesFirstAnswerLetsAWaitingCancellationThrough(answer: String) async {
+        let delegate = SessionDelegate()
+        let slot = SessionTaskSlot(beginWait: .seconds(60))
+        let task = releasedTask()
+        delegate.register(task, completion: .callback { _, _ in }, slot: slot)
+        slot.start(task)
+        slot.cancel()
+        try? await Task.sleep(nanoseconds: 50_000_000)
+        #expect(task.cancellations == 0, "cancelled before URLSession answered for the transfer")
+        let url = URL(string: "http://127.0.0.1:9/todos/1")!
+        switch answer {
+        case "response":
+            let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
+            delegate.urlSession(URLSession.shared, dataTask: task, didReceive: response) { _ in }
+        case "redirect":
+            let response = HTTPURLResponse(
+                url: url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "/other"])!
+            delegate.urlSession(
+                URLSession.shared, task: task, willPerformHTTPRedirection: response, newRequest: URLRequest(url: url)
+            ) { _ in }
+        default:
+            delegate.urlSession(
+                URLSession.shared, task: task, didSendBodyData: 10, totalBytesSent: 10, totalBytesExpectedToSend: 100)
+        }
+        #expect(await soon { task.cancellations == 1 }, "the \(answer) did not let the cancellation through")
+    }
 }

@@ -14,10 +14,11 @@ private let raceIterations = ProcessInfo.processInfo.environment["SWIFTCONNECT_R
 /// the moment its response arrives above all: it must end, once, and the process with it.
 ///
 /// A hunt, run by hand (`SWIFTCONNECT_RACE_ITERATIONS=1000 scripts/test.sh --filter
-/// CancellationRaceTests`), not in CI: FoundationNetworking itself traps now and then when a
-/// task is cancelled just as it completes ("Trying to access a behaviour for a task that in not in
-/// the registry"), about once in several thousand races here, which no caller can rule out. The
-/// deadlock these races found is covered deterministically by `SessionTaskSlot`'s tests.
+/// CancellationRaceTests`), not in CI, for its length. FoundationNetworking trapped now and then
+/// when a task was cancelled while it still asked the session's `URLCache` about the request ("Trying
+/// to access a behaviour for a task that in not in the registry"); `SessionTaskSlot` now cancels a
+/// transfer only once it has begun, or after a second. The deadlock these races found, and that
+/// wait, are covered deterministically by `SessionTaskSlot`'s tests.
 @Suite(
     .enabled(if: HTTPBin.isAvailable && raceIterations > 0, "set SWIFTCONNECT_RACE_ITERATIONS"),
     .timeLimit(.minutes(10)))
