@@ -153,17 +153,7 @@ struct AcceptanceTests {
     }
 
     func connectError<Value>(_ future: SwiftConnect.Future<Value>) async -> ConnectError? {
-        switch await outcome(future) {
-        case .success(let value):
-            Issue.record("expected a failure, got \(value)")
-            return nil
-        case .failure(let error):
-            guard let error = error as? ConnectError else {
-                Issue.record("expected a ConnectError, got \(error)")
-                return nil
-            }
-            return error
-        }
+        await expectConnectError(future)
     }
 
     // MARK: The seed document's examples

@@ -11,31 +11,13 @@ import Testing
 @Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
 struct ReviewAcceptanceTests {
 
-    /// A connector for one-off calls.
-    struct Call: Connector, AuthorizedConnector {
-        var baseURL: URL = HTTPBin.baseURL
-        var endpoint: String
-        var method: HTTPMethod = .get
-        var headers: [HTTPHeader] = []
-        var parameters: ParametersRepresentable? = nil
-        var authorizationToken: AuthorizationToken? = nil
-        var acceptableStatusCodes: Range<Int> = 200..<300
-    }
+    /// A connector for one-off calls, every requirement settable.
+    typealias Call = SeedCapabilityTests.Call
 
     let connect = HTTPBin.connect()
 
     func failure<Value>(_ future: SwiftConnect.Future<Value>) async -> ConnectError? {
-        switch await future.asyncResult {
-        case .success(let value):
-            Issue.record("expected a failure, got \(value)")
-            return nil
-        case .failure(let error):
-            guard let error = error as? ConnectError else {
-                Issue.record("expected a ConnectError, got \(error)")
-                return nil
-            }
-            return error
-        }
+        await expectConnectError(future)
     }
 
     // MARK: Path values
