@@ -86,6 +86,10 @@ public final class URLSessionTransport: Transport {
     }
 
     /// Sends `request`; cancelling the calling task cancels the data task.
+    ///
+    /// On Linux the data task is cancelled once URLSession has begun the transfer (a response, a
+    /// redirect or upload progress), or a second after the cancellation at the latest, and this
+    /// throws then: cancelled earlier, FoundationNetworking can trap (Usage.md, "Futures: chaining, observing, awaiting").
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try await run(request, upload: nil)
     }
@@ -359,6 +363,14 @@ struct SessionTaskSlot: Sendable {
         self.beginWait = beginWait
     }
 
+    /// Whether a cancellation waits for its transfer to begin (``cancelLater(_:)``): only with
+    /// FoundationNetworking, whose `cancel()` can trap before then.
+    #if canImport(FoundationNetworking)
+        static let waitsForTransferToBegin = true
+    #else
+        static let waitsForTransferToBegin = false
+    #endif
+
     private struct Slot {
         var current = State.idle
         /// The last transfer URLSession completed (``finish(_:)``): cancelling it now would race
@@ -476,7 +488,7 @@ struct SessionTaskSlot: Sendable {
         let id = ObjectIdentifier(task)
         let now = state.withLock { slot -> Bool? in
             if slot.finished == id { return nil }
-            if slot.began == id { return true }
+            if slot.began == id || !Self.waitsForTransferToBegin { return true }
             slot.deferred = task
             return false
         }
