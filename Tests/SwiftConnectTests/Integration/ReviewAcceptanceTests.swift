@@ -823,8 +823,10 @@ struct ReviewAcceptanceTests {
     @Test func cancellingAChainWhileItsSecondRequestIsInFlightCancelsThatRequest() async throws {
         let inner = Box<SwiftConnect.Future<Data>>()
         let client = connect
+        // httpbin's longest delay: the cancellation must come before it ends, also on a machine
+        // that ThreadSanitizer holds up for seconds.
         let chain = client.request(Call(endpoint: "/get")).flatMap { _ -> SwiftConnect.Future<Data> in
-            let second = client.request(Call(endpoint: "/delay/5"))
+            let second = client.request(Call(endpoint: "/delay/10"))
             inner.value = second
             return second
         }
@@ -847,7 +849,7 @@ struct ReviewAcceptanceTests {
     }
 
     @Test func cancellingOneAwaitingTaskCancelsTheSharedFutureForBoth() async throws {
-        let future = connect.request(Call(endpoint: "/delay/5"))
+        let future = connect.request(Call(endpoint: "/delay/10"))  // outlasts a loaded machine's stalls
         let waiter = Task { await future.asyncResult }
         let canceller = Task { try await future.value }
         canceller.cancel()
