@@ -239,11 +239,9 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         totalBytesExpectedToSend: Int64
     ) {
         // URLSession on Linux reports 0 as the expected size of a streamed body; the body knows.
-        let (upload, slot) = tasks.withLock { tasks in
-            (tasks[task.taskIdentifier]?.upload, tasks[task.taskIdentifier]?.slot)
-        }
-        slot?.began(task)
-        guard let upload else { return }
+        let record = tasks.withLock { $0[task.taskIdentifier] }
+        record?.slot?.began(task)
+        guard let upload = record?.upload else { return }
         let total = upload.body.contentLength
         upload.progress(UploadProgress(bytesSent: min(totalBytesSent, total), totalBytes: total))
     }
