@@ -511,10 +511,7 @@ struct AcceptanceTests {
     @Test func decodingErrorCarriesKeyPathAndResponse() async throws {
         let call = Call(endpoint: "/anything")
         let error = await connectError(connect.request(call).decoded(toType: Todo.self, keyPath: "args"))
-        guard case .decoding(let failure)? = error else {
-            Issue.record("expected decoding, got \(String(describing: error))")
-            return
-        }
+        guard let failure = decodingFailure(error) else { return }
         #expect(failure.keyPath == "args")
         #expect(error?.statusCode == 200)
         #expect(error?.responseBody?.isEmpty == false)
@@ -524,10 +521,7 @@ struct AcceptanceTests {
         let call = Call(endpoint: "/status/204")
         _ = try await connect.request(call).decoded(toType: Empty.self).value
         let error = await connectError(connect.request(call).decoded(toType: Todo.self))
-        guard case .decoding? = error else {
-            Issue.record("expected decoding, got \(String(describing: error))")
-            return
-        }
+        guard decodingFailure(error) != nil else { return }
         #expect(error?.statusCode == 204)
     }
 
@@ -1917,10 +1911,7 @@ extension AcceptanceTests {
         let decoded = try await connect.response(call).decoded(toType: Todo.self, keyPath: "json").value
         #expect(decoded == todo)
         let error = await connectError(connect.response(call).decoded(toType: Todo.self, keyPath: "json.missing"))
-        guard case .decoding(let failure)? = error else {
-            Issue.record("expected decoding, got \(String(describing: error))")
-            return
-        }
+        guard let failure = decodingFailure(error) else { return }
         #expect(failure.keyPath == "json.missing")
         #expect(error?.statusCode == 200)
     }

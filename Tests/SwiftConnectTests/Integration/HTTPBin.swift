@@ -103,18 +103,3 @@ indirect enum JSONValue: Decodable, Sendable, Equatable {
         }
     }
 }
-
-/// The `ConnectError` a future fails with, recording an issue if it succeeds or fails otherwise.
-func expectConnectError<Value>(_ future: SwiftConnect.Future<Value>) async -> ConnectError? {
-    switch await future.asyncResult {
-    case .success(let value):
-        Issue.record("expected a failure, got \(value)")
-        return nil
-    case .failure(let error):
-        guard let error = error as? ConnectError else {
-            Issue.record("expected a ConnectError, got \(error)")
-            return nil
-        }
-        return error
-    }
-}

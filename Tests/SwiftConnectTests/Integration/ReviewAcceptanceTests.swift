@@ -550,10 +550,7 @@ struct ReviewAcceptanceTests {
         #expect(
             try await connect.request(call).decodedIfPresent(toType: Int.self, keyPath: "nothing.here").value == nil)
         let error = await failure(connect.request(call).decoded(toType: Int.self, keyPath: "json"))
-        guard case .decoding(let failure)? = error else {
-            Issue.record("expected a decoding error, got \(String(describing: error))")
-            return
-        }
+        guard let failure = decodingFailure(error) else { return }
         #expect(failure.keyPath == "json")
         #expect(error?.statusCode == 200)
         let index = await self.failure(connect.request(call).decoded(toType: String.self, keyPath: "url.0"))

@@ -104,12 +104,7 @@ struct SeedCapabilityTests {
     }
 
     func connectError<Value>(_ future: SwiftConnect.Future<Value>) async -> ConnectError? {
-        guard let error = await failure(future) else { return nil }
-        guard let connectError = error as? ConnectError else {
-            Issue.record("expected a ConnectError, got \(error)")
-            return nil
-        }
-        return connectError
+        await expectConnectError(future)
     }
 
     struct Failure: Error, Equatable {
@@ -843,10 +838,7 @@ struct SeedCapabilityTests {
         let absent = try await connect.request(call).decodedIfPresent(toType: String.self, keyPath: "data.title").value
         #expect(absent == nil)
         let wrong = await connectError(connect.request(call).decoded(toType: Int.self, keyPath: "data.images.0.url"))
-        guard case .decoding(let failure)? = wrong else {
-            Issue.record("expected decoding, got \(String(describing: wrong))")
-            return
-        }
+        guard let failure = decodingFailure(wrong) else { return }
         #expect(failure.keyPath == "data.images.0.url")
         #expect(wrong?.statusCode == 200)
     }

@@ -27,17 +27,6 @@ private func connect(
     Fixtures.connect(transport: StubTransport { _ in Fixtures.json(body, status: status) }, configure: configure)
 }
 
-/// Unwraps `.decoding`, recording an issue for anything else.
-private func decodingFailure(_ error: (any Error)?, sourceLocation: SourceLocation = #_sourceLocation)
-    -> DecodingFailure?
-{
-    guard case .decoding(let failure)? = error as? ConnectError else {
-        Issue.record("expected ConnectError.decoding, got \(String(describing: error))", sourceLocation: sourceLocation)
-        return nil
-    }
-    return failure
-}
-
 @Suite("BodyDecoder: decoded(toType:keyPath:)")
 struct DecodedTests {
     @Test func wholeBodyDecodesIntoTheModel() async throws {
