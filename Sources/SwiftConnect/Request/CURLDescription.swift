@@ -58,6 +58,10 @@ enum DebugDescription {
     }
 
     /// The request as a `curl` command, credentials redacted, in the usage document's layout.
+    ///
+    /// A text body longer than ``shownBodyLimit`` bytes (once redacted) is cut there, as a
+    /// response body is, and a line after the command says so: the command then sends only that
+    /// much of it.
     static func curl(_ request: URLRequest, credentialHeaders: Set<String> = []) -> String {
         var lines = ["$ curl -v"]
         lines.append("-X \(request.httpMethod ?? "GET")")
@@ -66,18 +70,23 @@ enum DebugDescription {
             let shown = isSensitive(name: name, credentialHeaders: credentialHeaders) ? redacted : value
             lines.append("-H \(quoted("\(name): \(shown)"))")
         }
+        var note = ""
         if let body = request.httpBody, !body.isEmpty {
             if let text = String(data: body, encoding: .utf8) {
-                lines.append(
-                    "-d \(quoted(redactedBody(text, contentType: request.value(forHTTPHeaderField: "Content-Type"), credentialHeaders: credentialHeaders)))"
-                )
+                let contentType = request.value(forHTTPHeaderField: "Content-Type")
+                let cleaned = redactedBody(text, contentType: contentType, credentialHeaders: credentialHeaders)
+                let (shown, isCut) = shownPart(Data(cleaned.utf8)) ?? (cleaned, false)
+                lines.append("-d \(quoted(shown))")
+                if isCut {
+                    note = "\n# body cut: -d holds \(shown.utf8.count) of its \(body.count) bytes"
+                }
             } else {
                 lines.append("--data-binary <\(body.count) bytes>")
             }
         }
         lines.append(quoted(request.url.map(redactedURL) ?? ""))
         let separator = "======================================="
-        return separator + "\n" + lines.joined(separator: " \\\n    ") + "\n" + separator
+        return separator + "\n" + lines.joined(separator: " \\\n    ") + note + "\n" + separator
     }
 
     /// The URL with any password and any secret-looking query value redacted, and so the values
@@ -315,9 +324,16 @@ enum DebugDescription {
     /// `text`'s first ``shownBodyLimit`` bytes, cut where a character starts, and how long `body`
     /// is in all when that is not the whole of it; `nil` if `text` is not UTF-8.
     private static func shown(_ text: Data, of body: Data) -> String? {
-        guard text.count > shownBodyLimit else { return String(data: text, encoding: .utf8) }
+        guard let (shown, isCut) = shownPart(text) else { return nil }
+        return isCut ? shown + "\n… (\(body.count) bytes in all)" : shown
+    }
+
+    /// `text`'s first ``shownBodyLimit`` bytes, cut where a character starts, and whether that
+    /// left anything out; `nil` if `text` is not UTF-8.
+    private static func shownPart(_ text: Data) -> (text: String, isCut: Bool)? {
+        guard text.count > shownBodyLimit else { return String(data: text, encoding: .utf8).map { ($0, false) } }
         var end = text.startIndex + shownBodyLimit
         while end > text.startIndex, text[end] & 0xC0 == 0x80 { end -= 1 }  // not inside a character
-        return String(data: text[..<end], encoding: .utf8).map { $0 + "\n… (\(body.count) bytes in all)" }
+        return String(data: text[..<end], encoding: .utf8).map { ($0, true) }
     }
 }

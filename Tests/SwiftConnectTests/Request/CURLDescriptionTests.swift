@@ -277,6 +277,40 @@ struct CURLDescriptionTests {
         #expect(shown.hasSuffix("… (\(body.count) bytes in all)"))
     }
 
+    /// A request body is cut as a response body is: a large JSON or text upload logged as a cURL
+    /// command printed all of it. A line after the command says how much of it `-d` holds.
+    @Test func aLongRequestBodyIsCutInTheCURLCommand() throws {
+        let limit = DebugDescription.shownBodyLimit
+        let text = String(repeating: "a", count: limit - 1) + "ééé" + String(repeating: "z", count: 10_000)
+        let post = try request(
+            "https://h.test/notes", method: "POST", headers: ["Content-Type": "text/plain"], body: Data(text.utf8))
+        let curl = DebugDescription.curl(post)
+        #expect(curl.utf8.count < limit + 300)
+        #expect(!curl.contains("z") && !curl.contains("é"), "cut before the character that crosses the limit")
+        let end = """
+            a" \\
+                "https://h.test/notes"
+            # body cut: -d holds \(limit - 1) of its \(text.utf8.count) bytes
+            \(Self.separator)
+            """
+        #expect(curl.hasSuffix(end), "\(curl.suffix(200))")
+
+        // Redacted first, then cut: a secret early in a long JSON body stays hidden.
+        let json = Data(#"{"token":"S3CR3T","pad":"\#(String(repeating: "p", count: limit))"}"#.utf8)
+        let put = try request(
+            "https://h.test/a", method: "PUT", headers: ["Content-Type": "application/json"], body: json)
+        let cut = DebugDescription.curl(put)
+        #expect(!cut.contains("S3CR3T"))
+        #expect(cut.contains(#"-d "{\"pad\":\"ppp"#))
+        #expect(cut.contains("# body cut: -d holds \(limit) of its \(json.count) bytes"))
+
+        // A body at the limit is whole, with no note.
+        let whole = try request(
+            "https://h.test/a", method: "POST", body: Data(String(repeating: "w", count: limit).utf8))
+        #expect(!DebugDescription.curl(whole).contains("# body cut"))
+        #expect(DebugDescription.curl(whole).contains(String(repeating: "w", count: limit) + "\""))
+    }
+
     /// Cut inside a character, a text body was shown as binary data.
     @Test func aLongTextBodyIsCutWhereACharacterStarts() {
         let body = Data((String(repeating: "a", count: DebugDescription.shownBodyLimit - 1) + "ééé").utf8)
