@@ -50,11 +50,12 @@ struct TaskTableTests {
         for key in [31, 0, 63] { #expect(table[key] == key + 1, "key \(key)") }
     }
 
-    /// A run wrapping around the end: removing the entry in the last slot must leave an entry at
-    /// slot 0 whose home is slot 0 where it is, and move one behind it whose home is the last slot.
+    /// A run wrapping around the end: removing the entry in the last slot must move back both
+    /// entries behind it, across the end, each one slot nearer its home.
     @Test func aRemovalInTheLastSlotKeepsEntriesAtTheirHomeAcrossTheEnd() {
         var table = TaskTable<Int>()
-        // 15 in slot 15; 16 at home in slot 0; 31 (home 15) wraps to slot 1.
+        // 15 in slot 15; 31 (home 15) takes slot 0 from 16, whose home it is, as it is further
+        // from its own; 16 moves on to slot 1.
         for key in [15, 16, 31] { table[key] = key + 1 }
         #expect(table.removeValue(forKey: 15) == 16)
         #expect(table[16] == 17)
@@ -112,6 +113,7 @@ struct TaskTableTests {
             check(table.count == model.count, "step \(step): count")
             if step.isMultiple(of: 1_000) {
                 for key in pool { check(table[key] == model[key], "step \(step): key \(key)") }
+                check(table.brokenRule() == nil, "step \(step): \(table.brokenRule() ?? "")")
             }
         }
         for key in pool { check(table[key] == model[key], "at the end: key \(key)") }
@@ -126,6 +128,42 @@ struct TaskTableTests {
         for key in stride(from: 2, through: 1_000, by: 2) { table[key] = nil }
         #expect(table.count == 500)
         for key in 1...1_000 { #expect(table[key] == (key.isMultiple(of: 2) ? nil : -key), "key \(key)") }
+    }
+
+    /// A burst of requests in flight grew the table for good: a session that once had 100,000 in
+    /// flight kept some 3 MB of slots for its lifetime. The table shrinks as its entries leave,
+    /// keeping every entry that stays, and does not resize back and forth around one count.
+    @Test func shrinksAsABurstEndsKeepingTheEntriesThatStay() {
+        var table = TaskTable<Int>()
+        for key in 1...100_000 { table[key] = key }
+        let grown = table.capacity
+        #expect(grown >= 200_000)
+        // Everything ends but every thousandth task.
+        for key in 1...100_000 where !key.isMultiple(of: 1_000) { table[key] = nil }
+        #expect(table.count == 100)
+        #expect(table.capacity <= 1_024, "capacity \(table.capacity) for 100 entries")
+        #expect(table.capacity >= 256, "still at most half full")
+        var lost: [Int] = []
+        for key in 1...100_000 where table[key] != (key.isMultiple(of: 1_000) ? key : nil) { lost.append(key) }
+        #expect(lost.isEmpty, "\(lost.prefix(10))")
+        #expect(table.brokenRule() == nil)
+        for key in stride(from: 1_000, through: 100_000, by: 1_000) { table[key] = nil }
+        #expect(table.isEmpty)
+        #expect(table.capacity == TaskTable<Int>.minimumCapacity)
+
+        // Around the line: 64 entries take 128 slots; down to 16 of them, the table halves. One
+        // entry in and out there leaves it as it is.
+        for key in 1...64 { table[key] = key }
+        #expect(table.capacity == 128)
+        for key in 17...64 { table[key] = nil }
+        #expect(table.capacity == 64)
+        for round in 0..<100 {
+            table[1_000 + round] = round
+            table[1_000 + round] = nil
+        }
+        #expect(table.capacity == 64)
+        #expect(table.count == 16)
+        for key in 1...16 { #expect(table[key] == key) }
     }
 
     /// Against `Dictionary`, under what a session does: identifiers counting up, most tasks ending
@@ -164,6 +202,9 @@ struct TaskTableTests {
                 check(table[key] == model[key], "step \(step): lookup \(key)")
             }
             check(table.count == model.count, "step \(step): count")
+            if step.isMultiple(of: 500) {
+                check(table.brokenRule() == nil, "step \(step): \(table.brokenRule() ?? "")")
+            }
         }
         for (key, value) in model { check(table[key] == value, "at the end: key \(key)") }
         #expect(mismatches.isEmpty, "seed \(seed): \(mismatches)")
