@@ -256,13 +256,21 @@ public final class Connect: Sendable {
 ///
 /// Each holds a slot of its own until its request completes, and a slot freed is reused: no
 /// hashing and, once the slots have grown to the number in flight, no allocation per request.
+/// When every slot is free again and there are more than ``keptSlots`` of them, they are let go,
+/// so that a burst of thousands of requests does not keep its slots for the client's lifetime.
 final class RequestRegistry: Sendable {
     private struct Slots {
         var futures: [(any CancellableFuture)?] = []
         var free: [Int] = []
     }
 
+    /// How many free slots are kept for the next requests when none is in use.
+    static let keptSlots = 64
+
     private let slots = LockedBox(Slots())
+
+    /// The number of slots, in use or free.
+    var slotCount: Int { slots.withLock { $0.futures.count } }
 
     /// Adds `future`; returns its slot.
     func insert(_ future: any CancellableFuture) -> Int {
@@ -280,9 +288,11 @@ final class RequestRegistry: Sendable {
     /// request, does nothing.
     func remove(_ slot: Int, holding future: any CancellableFuture) {
         slots.withLock { slots in
-            guard slots.futures[slot] === future else { return }
+            // A slot past the end was let go with the others since this request left it.
+            guard slot < slots.futures.count, slots.futures[slot] === future else { return }
             slots.futures[slot] = nil
             slots.free.append(slot)
+            if slots.free.count == slots.futures.count, slots.futures.count > Self.keptSlots { slots = Slots() }
         }
     }
 

@@ -489,6 +489,36 @@ struct ConnectRegistryTests {
         #expect(second.result.map { isCancelled(Fixtures.error(of: $0)) } == true)
         #expect(first.result == nil)
     }
+
+    /// A burst of requests grew the registry for good. Its slots are let go once every request has
+    /// left; a few are kept for the next ones, and a late second removal of a slot let go is
+    /// harmless.
+    @Test func aBurstsSlotsAreLetGoWhenItEnds() {
+        let registry = RequestRegistry()
+        let futures = (0..<1_000).map { _ in Future<Int>(callbackQueue: nil) }
+        let slots = futures.map { registry.insert($0) }
+        #expect(registry.slotCount == 1_000)
+        for (slot, future) in zip(slots, futures).dropLast() { registry.remove(slot, holding: future) }
+        #expect(registry.slotCount == 1_000, "one request still in flight")
+        registry.remove(slots[999], holding: futures[999])
+        #expect(registry.slotCount == 0)
+        registry.remove(slots[999], holding: futures[999])
+        registry.remove(slots[0], holding: futures[0])
+
+        let next = Future<Int>(callbackQueue: nil)
+        let slot = registry.insert(next)
+        #expect(registry.slotCount == 1)
+        registry.remove(slot, holding: futures[0])  // the slot's former owner: not this request
+        registry.cancelAll()
+        #expect(next.result.map { isCancelled(Fixtures.error(of: $0)) } == true)
+
+        // Up to `keptSlots` slots are kept when all are free: `next` and these.
+        let few = (1..<RequestRegistry.keptSlots).map { _ in Future<Int>(callbackQueue: nil) }
+        let fewSlots = few.map { registry.insert($0) }
+        registry.remove(slot, holding: next)
+        for (slot, future) in zip(fewSlots, few) { registry.remove(slot, holding: future) }
+        #expect(registry.slotCount == RequestRegistry.keptSlots)
+    }
 }
 
 @Suite("Connect: debugResponse")
