@@ -150,7 +150,8 @@ extension Future {
     /// Decoding's step: ``mapWhereCompleted(_:)``, except when this future succeeds on URLSession's
     /// own thread (a lone small response on Linux; see ``DirectExchange``) and the derived
     /// future's first observer runs on a queue other than the main queue. The transform then runs
-    /// on that queue, in the block that runs the observers.
+    /// on that queue, in the block that runs the observers — unless the derived future was
+    /// cancelled meanwhile.
     ///
     /// URLSession's thread still has the transfer's bookkeeping to do after the delegate's
     /// completion call, and the session's next request waits for it; handing the body over before
@@ -173,7 +174,11 @@ extension Future {
                 next.takeWork(completingWith: Result { try transform(value) }) ?? .empty
             }
             if let queue = next.queueToTransformOn() {
-                return WorkList(WorkList.Item(queue: queue, run: transformed))
+                // Cancelled while the value waited for the queue: its decoding would be thrown away.
+                @Sendable func transformedUnlessCancelled() -> WorkList {
+                    next.isPending ? transformed() : .empty
+                }
+                return WorkList(WorkList.Item(queue: queue, run: transformedUnlessCancelled))
             }
             return transformed()
         }

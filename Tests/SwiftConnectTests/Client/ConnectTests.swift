@@ -143,6 +143,37 @@ struct ConnectDeliveryTests {
             #expect(observedOnQueue)
         }
 
+        /// A body handed to the observers' queue to be decoded there is not decoded once its
+        /// future is cancelled while it waits for the queue: the value would be thrown away.
+        @Test func aBodyWaitingForTheObserversQueueIsNotDecodedOnceCancelled() async throws {
+            let marker = QueueMarker(label: "test.connect.decoding-cancelled")
+            let decodings = Counter()
+            let decoder = DecodingProbe.decoder { decodings.increment() }
+            let promise = Promise<Data>(callbackQueue: marker.queue)
+            let decoded = promise.future.decoded(toType: DecodingProbe.self, decoder: decoder)
+            let gate = DispatchSemaphore(value: 0)
+            marker.queue.async { gate.wait() }  // the queue is busy until the future is cancelled
+            let cancelled = await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                decoded.observe { result in
+                    continuation.resume(
+                        returning: (Fixtures.error(of: result) as? ConnectError)?.isCancellation == true)
+                }
+                SessionQueue.run { promise.succeed(Data("{}".utf8)) }
+                decoded.cancel()
+                gate.signal()
+            }
+            #expect(cancelled)
+            #expect(decodings.value == 0)
+            // Not cancelled, the same hand-over decodes (the test's setup does reach that path).
+            let again = Promise<Data>(callbackQueue: marker.queue)
+            let decodedAgain = again.future.decoded(toType: DecodingProbe.self, decoder: decoder)
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                decodedAgain.observe { _ in continuation.resume() }
+                SessionQueue.run { again.succeed(Data("{}".utf8)) }
+            }
+            #expect(decodings.value == 1)
+        }
+
         /// Decoding never moves to the main queue, nor to a queue when the first observer is bound
         /// for none (an awaiting task's is not): there, it runs where the body arrives.
         @Test(arguments: [true, false])
