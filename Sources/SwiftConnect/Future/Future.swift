@@ -306,6 +306,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
             state = .pending(observers: .empty, onCancel: nil)  // keep `observers` uniquely referenced
             observers.append(item)
             state = .pending(observers: observers, onCancel: onCancel)
+            if queue != nil { lock?.noteObserverOnQueue() }
             return true
         }
         return added ? .empty : WorkList(item)

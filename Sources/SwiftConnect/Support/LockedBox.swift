@@ -92,11 +92,13 @@ final class LockedStorage<Value>: ManagedBuffer<Value, PlatformLock> {
 /// `lock()` with an `unlock()` on the same thread (a `defer`), and never call out to user code in
 /// between.
 ///
-/// The storage is a ``LockedStorage`` of an unused byte, not of `Void`: a zero-sized value would
-/// sit at the lock's own address, and ThreadSanitizer reports the access to it as a race on the lock.
+/// The storage is a ``LockedStorage`` of one byte, not of `Void` (a zero-sized value would sit at
+/// the lock's own address, and ThreadSanitizer reports the access to it as a race on the lock): a
+/// flag of the chain's, ``hasObserverOnQueue``.
 @usableFromInline
 struct StateLock: @unchecked Sendable {
-    // @unchecked Sendable: the storage holds nothing but the lock, which is made for sharing.
+    // @unchecked Sendable: the storage holds the lock, made for sharing, and a byte only touched
+    // while the lock is held.
     private let storage = LockedStorage<UInt8>.make(0)
 
     /// Creates an unlocked lock.
@@ -113,5 +115,20 @@ struct StateLock: @unchecked Sendable {
     @usableFromInline
     func unlock() {
         storage.unlock()
+    }
+
+    /// Notes that a future of the chain has an observer, or a step, bound for the chain's callback
+    /// queue. Call it with the lock held.
+    @usableFromInline
+    func noteObserverOnQueue() {
+        storage.withUnsafeMutablePointerToHeader { $0.pointee = 1 }
+    }
+
+    /// Whether ``noteObserverOnQueue()`` was called: the chain's result is headed for its
+    /// callback queue (`observe`, `map`, …), not only awaited. Takes the lock.
+    var hasObserverOnQueue: Bool {
+        storage.lock()
+        defer { storage.unlock() }
+        return storage.withUnsafeMutablePointerToHeader { $0.pointee != 0 }
     }
 }

@@ -10,23 +10,6 @@ import Testing
 
 private typealias Fixtures = PipelineFixtures
 
-/// Marks a queue so a callback can tell whether it runs there.
-private struct QueueMarker: @unchecked Sendable {
-    // @unchecked Sendable: DispatchSpecificKey is immutable after creation and only used as an
-    // identity by libdispatch; it is not marked Sendable in corelibs-libdispatch.
-    let key = DispatchSpecificKey<String>()
-    let queue: DispatchQueue
-    let label: String
-
-    init(label: String) {
-        self.label = label
-        queue = DispatchQueue(label: label)
-        queue.setSpecific(key: key, value: label)
-    }
-
-    var isCurrent: Bool { DispatchQueue.getSpecific(key: key) == label }
-}
-
 private func isCancelled(_ error: (any Error)?) -> Bool {
     (error as? ConnectError)?.isCancellation == true
 }

@@ -202,16 +202,16 @@ struct DirectExchangeTests {
         #endif
     }
 
-    /// A lone small response is handled on URLSession's own queue, but its body is decoded on the
-    /// callback queue, just before the observers: URLSession's queue, with the transfer's
-    /// bookkeeping still to do, is let go first. Awaited, it is decoded where it arrives.
+    /// A lone small response observed on the callback queue is decoded there, just before the
+    /// observers: URLSession's queue, with the transfer's bookkeeping still to do, is let go first.
+    /// Awaited, it is decoded where it arrives.
     @Test func aLoneResponseIsDecodedOnTheCallbackQueueWhenObservedAndWhereItArrivesWhenAwaited() async throws {
-        let callbacks = DispatchQueue(label: "test.direct-exchange.callbacks")
+        let callbacks = QueueMarker(label: "test.direct-exchange.callbacks")
         let decodedOn = Recorder<(callbackQueue: Bool, sessionQueue: Bool)>()
         let decoder = DecodingProbe.decoder {
-            decodedOn.append((DrainingQueue.current === callbacks, SessionQueue.isCurrent))
+            decodedOn.append((callbacks.isCurrent, SessionQueue.isCurrent))
         }
-        let connect = HTTPBin.connect { $0.callbackQueue = callbacks }
+        let connect = HTTPBin.connect { $0.callbackQueue = callbacks.queue }
         // Answered after 0.3 s: the chain is complete before the response arrives, however slow the
         // machine. (A response that beats `decoded` or `observe` is decoded where they are called:
         // this test failed once in CI under load.)
@@ -228,6 +228,33 @@ struct DirectExchangeTests {
         #else
             // Apple's URLSession calls the delegate on a queue of its own: decoded before the hop.
             #expect(decodedOn.values.map(\.callbackQueue) == [false, false])
+        #endif
+    }
+
+    /// A lone response headed for the callback queue — observed, or through a step such as `map`
+    /// — is handled there, from validation on: URLSession's queue hands it over at once. Only
+    /// awaited, it is handled where it arrives.
+    @Test func aLoneResponseHeadedForTheCallbackQueueIsHandledThere() async throws {
+        let callbacks = QueueMarker(label: "test.direct-exchange.handled-on-callbacks")
+        let validatedOn = Recorder<(callbackQueue: Bool, sessionQueue: Bool)>()
+        let connect = HTTPBin.connect { configuration in
+            configuration.callbackQueue = callbacks.queue
+            configuration.validators = [
+                ResponseValidator { _ in validatedOn.append((callbacks.isCurrent, SessionQueue.isCurrent)) }
+            ]
+        }
+        // Answered after 0.3 s, so that the chain is complete before the response arrives.
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            connect.request(Call(endpoint: "/delay/0.3")).observe { _ in continuation.resume() }
+        }
+        _ = try await connect.request(Call(endpoint: "/delay/0.3")).map { $0.count }.value
+        _ = try await connect.request(Call(endpoint: "/delay/0.3")).value
+        #if canImport(FoundationNetworking)
+            #expect(validatedOn.values.map(\.callbackQueue) == [true, true, false])
+            #expect(validatedOn.values.map(\.sessionQueue) == [false, false, true])
+        #else
+            // Apple's URLSession calls the delegate on a queue of its own, and nothing moves.
+            #expect(validatedOn.values.map(\.callbackQueue) == [false, false, false])
         #endif
     }
 
