@@ -7,8 +7,8 @@
 /// identifier itself, masked, is a good slot: this open-addressing table probes linearly from
 /// there.
 ///
-/// Entries are kept in Robin Hood order: along a run of occupied slots, an entry is never further
-/// from its home slot than the one after it is from its own, plus one. A removal then shifts back
+/// Entries are kept in Robin Hood order: along a run of occupied slots, an entry is never more than
+/// one slot further from its home than the entry before it is from its own. A removal then shifts back
 /// only the entries behind it that sit away from home, and stops at the first that is home (or at
 /// an empty slot), with no tombstones. With plain linear probing a removal had to scan the whole
 /// run behind it: tasks in flight with consecutive identifiers fill consecutive slots, so ending
