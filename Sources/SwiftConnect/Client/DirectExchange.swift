@@ -23,8 +23,9 @@ import Foundation
 /// handed off; one request alone stays inline, sparing the hop), and when its body has
 /// ``inlineBodyLimit`` bytes or more, so that a large JSON document never holds up the
 /// session's next transfers either. A lone response headed for a callback queue other than the
-/// main queue is handled on that queue (``observersQueue()``); one whose observers came after it
-/// arrived is still decoded there (``Future/mapBeforeObservers(_:)``). Since starting or cancelling
+/// main queue is handled on that queue (``observersQueue()``); if its observer is registered only
+/// while it is being handled, it is still decoded there (``Future/mapBeforeObservers(_:)``). One
+/// that arrives before it is observed is handled and decoded where it arrives. Since starting or cancelling
 /// a task from URLSession's own queue waits on itself, a redirect's next request, and any request
 /// sent or cancelled from a validator or error handler there (``SessionQueue``,
 /// ``SessionTaskSlot``), start from a global queue. A redirect policy that asks a closure runs it in a task, which
@@ -110,13 +111,7 @@ final class DirectExchange: RequestPromise, @unchecked Sendable {
             if othersInFlight && self.transport.handsOffBusyResponses || bodySize >= DirectExchange.inlineBodyLimit {
                 DispatchQueue.global().async { self.finish(request, outcome: outcome, since: start, hops: hops) }
             } else if let queue = self.observersQueue() {
-                // Drained on that queue: the observers bound for it run in the same block.
-                WorkList(
-                    WorkList.Item(queue: queue) {
-                        self.finish(request, outcome: outcome, since: start, hops: hops)
-                        return .empty
-                    }
-                ).drain()
+                queue.async { self.finish(request, outcome: outcome, since: start, hops: hops) }
             } else {
                 self.finish(request, outcome: outcome, since: start, hops: hops)
             }
@@ -126,8 +121,8 @@ final class DirectExchange: RequestPromise, @unchecked Sendable {
 
     /// The callback queue, when a lone response is headed there anyway — its request's future
     /// is observed, or has a step such as `map`, on that queue — and it is not the main queue:
-    /// the response is then handled there, from validation on, in the block that runs its
-    /// observers. `nil` when it is only awaited, or on the main queue, or off Linux.
+    /// the response is then handled there, from validation on, in a block of its own, with its
+    /// observers queued behind it. `nil` when it is only awaited, or on the main queue, or off Linux.
     ///
     /// URLSession's own thread then hands the transfer over at once and gets on with its
     /// bookkeeping and the session's next transfer. Handled on that thread first and sent to the
