@@ -96,7 +96,7 @@ public final class Connect: Sendable {
         // rather than by an observer of it (see `RequestPromise`).
         let body = response.derived(Data.self)
         body.responseSource = response
-        send(built, pipeline: pipeline, completing: response, body: body)
+        send(built, pipeline: consume pipeline, completing: response, body: body)
         return body
     }
 
@@ -126,21 +126,15 @@ public final class Connect: Sendable {
     /// The pipeline for one of `connector`'s requests.
     func pipeline(for connector: Connector, debugResponse: Bool) -> Pipeline {
         let middleware = connector.middleware.resolved(with: middleware)
-        var pipeline = Pipeline(
-            middleware: middleware, errorHandler: errorHandler,
-            transport: transport, logger: debugResponse ? configuration.logger : nil,
-            acceptableStatusCodes: connector.acceptableStatusCodes, isIdempotent: connector.isIdempotent,
-            validators: connector.validators ?? configuration.validators,
-            redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep)
-        pipeline.jsonDecoder = connector.jsonDecoder ?? configuration.jsonDecoder
         // Names only a name check would miss: `Authorization` and the like need no entry. (Class
         // casts: a cast to the protocol costs a conformance lookup on every request.)
         var credentialHeaders: Set<String> = []
+        var directTransport: URLSessionTransport? = nil
         if let composed = middleware as? ConnectMiddleware {
             if !composed.adapters.isEmpty {
                 credentialHeaders = composed.credentialHeaderNames
             } else if composed.retriers.isEmpty, composed.interceptors.isEmpty {
-                pipeline.directTransport = sessionTransport
+                directTransport = sessionTransport
             }
         } else if let authenticator = middleware as? TokenAuthenticator {
             credentialHeaders = authenticator.credentialHeaderNames
@@ -149,9 +143,18 @@ public final class Connect: Sendable {
             credentialHeaders.insert(token.header.name.lowercased())
         }
         if !credentialHeaders.isEmpty {
-            pipeline.credentialHeaders = credentialHeaders.filter { !DebugDescription.isSensitive(name: $0) }
+            credentialHeaders = credentialHeaders.filter { !DebugDescription.isSensitive(name: $0) }
         }
-        return pipeline
+        // Built whole, in one initializer call: built and then changed field by field, the struct
+        // was copied once more, a retain and a release for each of its references.
+        return Pipeline(
+            middleware: middleware, errorHandler: errorHandler,
+            transport: transport, logger: debugResponse ? configuration.logger : nil,
+            acceptableStatusCodes: connector.acceptableStatusCodes, isIdempotent: connector.isIdempotent,
+            validators: connector.validators ?? configuration.validators,
+            redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep,
+            credentialHeaders: credentialHeaders, jsonDecoder: connector.jsonDecoder ?? configuration.jsonDecoder,
+            directTransport: directTransport)
     }
 
     /// Builds the `URLRequest` `connector` describes, with this client's encoder, default headers
@@ -193,8 +196,11 @@ public final class Connect: Sendable {
 
     /// Sends `request`, completing `future` with the outcome and then `body`, if any, with the
     /// response's body.
+    ///
+    /// The pipeline is consumed, so the caller's is handed on rather than copied and then
+    /// released: a copy costs a retain and a release for each of its references.
     private func send(
-        _ request: URLRequest, pipeline: Pipeline, completing future: Future<Response>, body: Future<Data>?
+        _ request: URLRequest, pipeline: consuming Pipeline, completing future: Future<Response>, body: Future<Data>?
     ) {
         let registry = inFlight
         // A direct exchange is the request's promise. It leaves the registry itself, as it
@@ -203,7 +209,8 @@ public final class Connect: Sendable {
         // before its transfer starts.
         if let transport = pipeline.directTransport, pipeline.uploadBody == nil {
             DirectExchange.start(
-                request, pipeline: pipeline, transport: transport, response: future, body: body, registry: registry)
+                request, pipeline: consume pipeline, transport: transport, response: future, body: body,
+                registry: registry)
             return
         }
         let promise = RequestPromise(response: future, body: body)
