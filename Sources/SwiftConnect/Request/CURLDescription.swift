@@ -15,7 +15,8 @@ enum DebugDescription {
     /// `-`, `_`, `.` and camel case), also a name with the word `auth` (`X-Auth-Key`),
     /// `authentication…`, `authoriz…` or `credential(s)`, or one that ends in the word `key` after
     /// another word (`Ocp-Apim-Subscription-Key`, `X-Access-Key`, `clientKey`) — but not `author`,
-    /// `keyword` or a lone `key`.
+    /// `keyword` or a lone `key`. So is a name with the word `verifier` (`code_verifier`,
+    /// `oauth_verifier`), `assertion` (`client_assertion`), `passcode`, `otp` or `pin`.
     static func isSensitive(name: String, credentialHeaders: Set<String> = []) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
@@ -29,8 +30,18 @@ enum DebugDescription {
         if words.count > 1, words.last == "key" { return true }
         return words.contains { word in
             word == "auth" || word == "credential" || word == "credentials" || word.hasPrefix("authenticat")
-                || word.hasPrefix("authoriz")
+                || word.hasPrefix("authoriz") || ["verifier", "assertion", "passcode", "otp", "pin"].contains(word)
         }
+    }
+
+    /// Whether a field named `name`, among fields named `siblings` (lowercased), holds an OAuth
+    /// authorization code: a `code` beside a `state`, `grant_type`, `redirect_uri` or
+    /// `code_verifier` — the callback's query (`?code=…&state=…`) or the token request's form or
+    /// JSON — or a `device_code`. A `code` elsewhere (`?code=US`, an error's `"code": 42`) is shown.
+    static func isAuthorizationCode(name: String, siblings: Set<String>) -> Bool {
+        let lower = name.lowercased()
+        if lower == "device_code" { return true }
+        return lower == "code" && !siblings.isDisjoint(with: ["state", "grant_type", "redirect_uri", "code_verifier"])
     }
 
     /// The lowercased words of a name: split at anything but letters and digits, and where a
@@ -122,12 +133,17 @@ enum DebugDescription {
     }
 
     /// `name=value&…` with the values of secret-looking names (and `credentialHeaders`) redacted.
+    /// An OAuth authorization code is redacted too (``isAuthorizationCode(name:siblings:)``).
     static func redactedFields(_ encoded: String, credentialHeaders: Set<String> = []) -> String {
-        encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
+        let fields = encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
             let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
-            let decoded = name.removingPercentEncoding ?? name
-            return isSensitive(name: decoded, credentialHeaders: credentialHeaders)
-                ? "\(name)=\(redacted)" : String(field)
+            return (field: field, name: name, decoded: name.removingPercentEncoding ?? name)
+        }
+        let names = Set(fields.map { $0.decoded.lowercased() })
+        return fields.map { field in
+            isSensitive(name: field.decoded, credentialHeaders: credentialHeaders)
+                || isAuthorizationCode(name: field.decoded, siblings: names)
+                ? "\(field.name)=\(redacted)" : String(field.field)
         }.joined(separator: "&")
     }
 
@@ -161,10 +177,12 @@ enum DebugDescription {
     private static func redactJSON(_ value: Any, credentialHeaders: Set<String>) -> Any {
         switch value {
         case let object as [String: Any]:
+            let keys = Set(object.keys.map { $0.lowercased() })
             var result: [String: Any] = [:]
             for (key, element) in object {
                 result[key] =
                     isSensitive(name: key, credentialHeaders: credentialHeaders)
+                        || isAuthorizationCode(name: key, siblings: keys)
                     ? redacted : redactJSON(element, credentialHeaders: credentialHeaders)
             }
             return result

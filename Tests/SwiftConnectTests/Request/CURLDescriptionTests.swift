@@ -188,6 +188,46 @@ struct CURLDescriptionTests {
         #expect(DebugDescription.redactedURL("https://h.test/doc#top") == "https://h.test/doc#top")
     }
 
+    /// An OAuth authorization code (RFC 6749 §4.1.2) comes back as `code` beside `state` in the
+    /// callback's query, and goes out as `code` beside `grant_type` in the token request: hidden
+    /// there, with the PKCE `code_verifier` and a device flow's `device_code`. A `code` among other
+    /// fields — a country, an error's number — is shown.
+    @Test func anAuthorizationCodeIsRedactedWhereOAuthPutsIt() throws {
+        #expect(
+            DebugDescription.redactedURL("https://app.test/cb?code=SplxlOBeZQ&state=xyz")
+                == "https://app.test/cb?code=<redacted>&state=xyz")
+        #expect(
+            DebugDescription.redactedURL("https://app.test/cb#state=xyz&code=FRAGCODE")
+                == "https://app.test/cb#state=xyz&code=<redacted>")
+        #expect(DebugDescription.redactedURL("https://h.test/countries?code=US") == "https://h.test/countries?code=US")
+        let location = "https://app.test/cb?code=LOCATIONCODE&state=s1"
+        let response = PipelineFixtures.response(status: 302, headers: ["Location": location])
+        #expect(!DebugDescription.response(response, elapsed: 0).contains("LOCATIONCODE"))
+
+        let form = try request(
+            "https://auth.test/token", method: "POST",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Data(
+                "grant_type=authorization_code&code=FORMCODE&redirect_uri=https%3A%2F%2Fapp.test%2Fcb&code_verifier=PKCE1"
+                    .utf8))
+        let formText = DebugDescription.curl(form)
+        #expect(!formText.contains("FORMCODE"))
+        #expect(!formText.contains("PKCE1"))
+        #expect(
+            formText.contains("grant_type=authorization_code&code=<redacted>&redirect_uri=https%3A%2F%2Fapp.test%2Fcb"))
+
+        let json = try request(
+            "https://auth.test/token", method: "POST", headers: ["Content-Type": "application/json"],
+            body: Data(
+                #"{"grant_type":"urn:ietf:params:oauth:grant-type:device_code","device_code":"DEV1","Code":"JC2"}"#.utf8
+            ))
+        let jsonText = DebugDescription.curl(json)
+        for secret in ["DEV1", "JC2"] { #expect(!jsonText.contains(secret), "\(secret)") }
+
+        let error = PipelineFixtures.response(status: 400, body: #"{"code":4012,"message":"bad"}"#)
+        #expect(DebugDescription.response(error, elapsed: 0).contains("4012"))
+    }
+
     /// httpbin's `/anything` echoes the request body as a string (`"data": "{\"password\":…}"`):
     /// a string that holds a JSON object or array is redacted inside and shown compact, still as a
     /// string.
@@ -244,11 +284,13 @@ struct CURLDescriptionTests {
         for name in [
             "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key", "x-functions-key", "X-Credentials",
             "clientKey", "subscription_key", "authKey", "X-Authentication", "Authorization-Code", "credential",
+            "code_verifier", "oauth_verifier", "client_assertion", "passcode", "X-OTP", "otpCode", "pin",
         ] {
             #expect(DebugDescription.isSensitive(name: name), "\(name)")
         }
         for name in [
             "author", "Authority", "key", "keyword", "keys", "Accept", "X-Request-Id", "monkey", "accessKeyId",
+            "code", "isPinned", "spinner", "verified", "optional", "assertions_count",
         ] {
             #expect(!DebugDescription.isSensitive(name: name), "\(name)")
         }
