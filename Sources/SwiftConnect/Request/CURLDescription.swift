@@ -15,8 +15,9 @@ enum DebugDescription {
     /// `-`, `_`, `.` and camel case), also a name with the word `auth` (`X-Auth-Key`),
     /// `authentication…`, `authoriz…` or `credential(s)`, or one that ends in the word `key` after
     /// another word (`Ocp-Apim-Subscription-Key`, `X-Access-Key`, `clientKey`) — but not `author`,
-    /// `keyword` or a lone `key`. So is a name with the word `verifier` (`code_verifier`,
-    /// `oauth_verifier`), `assertion` (`client_assertion`), `passcode`, `otp` or `pin`.
+    /// `keyword` or a lone `key`. So is a name whose last word is `verifier` (`code_verifier`,
+    /// `oauth_verifier`), `assertion` (`client_assertion`, but not `client_assertion_type`),
+    /// `passcode`, `otp` (`X-OTP`, but not `otp_enabled`) or `pin` (`user_pin`, but not `pin_code`).
     static func isSensitive(name: String, credentialHeaders: Set<String> = []) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
@@ -28,20 +29,34 @@ enum DebugDescription {
         }
         let words = words(of: name)
         if words.count > 1, words.last == "key" { return true }
+        if let last = words.last, ["verifier", "assertion", "passcode", "otp", "pin"].contains(last) { return true }
         return words.contains { word in
             word == "auth" || word == "credential" || word == "credentials" || word.hasPrefix("authenticat")
-                || word.hasPrefix("authoriz") || ["verifier", "assertion", "passcode", "otp", "pin"].contains(word)
+                || word.hasPrefix("authoriz")
         }
     }
 
-    /// Whether a field named `name`, among fields named `siblings` (lowercased), holds an OAuth
-    /// authorization code: a `code` beside a `state`, `grant_type`, `redirect_uri` or
-    /// `code_verifier` — the callback's query (`?code=…&state=…`) or the token request's form or
-    /// JSON — or a `device_code`. A `code` elsewhere (`?code=US`, an error's `"code": 42`) is shown.
+    /// Whether a field named `name`, among fields whose ``fieldKey(_:)``s are `siblings`, holds an
+    /// OAuth authorization code: a `code` beside one of ``authorizationCodeSiblings`` — the
+    /// callback's query (`?code=…&state=…`) or the token request's form or JSON — or a
+    /// `device_code`. Names are compared word by word, so `redirectUri` and `deviceCode` count. A
+    /// `code` among other fields (`?code=US`) is shown.
     static func isAuthorizationCode(name: String, siblings: Set<String>) -> Bool {
-        let lower = name.lowercased()
-        if lower == "device_code" { return true }
-        return lower == "code" && !siblings.isDisjoint(with: ["state", "grant_type", "redirect_uri", "code_verifier"])
+        let key = fieldKey(name)
+        if key == "device_code" { return true }
+        return key == "code" && !siblings.isDisjoint(with: authorizationCodeSiblings)
+    }
+
+    /// The fields that come with an OAuth authorization code: in the callback (RFC 6749 §4.1.2,
+    /// RFC 9207's `iss`, OpenID's `session_state`, the `scope` some providers add) and in the token
+    /// request (§4.1.3, PKCE's `code_verifier`).
+    static let authorizationCodeSiblings: Set<String> = [
+        "state", "iss", "session_state", "scope", "grant_type", "redirect_uri", "client_id", "code_verifier",
+    ]
+
+    /// A name's words joined by `_`: `redirectUri`, `Redirect-URI` and `redirect_uri` are one key.
+    static func fieldKey(_ name: String) -> String {
+        words(of: name).joined(separator: "_")
     }
 
     /// The lowercased words of a name: split at anything but letters and digits, and where a
@@ -136,10 +151,12 @@ enum DebugDescription {
     /// An OAuth authorization code is redacted too (``isAuthorizationCode(name:siblings:)``).
     static func redactedFields(_ encoded: String, credentialHeaders: Set<String> = []) -> String {
         let fields = encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
-            let name = field.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            // Empty pieces kept: in `=value` the name is empty, not `value`.
+            let name =
+                field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
             return (field: field, name: name, decoded: name.removingPercentEncoding ?? name)
         }
-        let names = Set(fields.map { $0.decoded.lowercased() })
+        let names = Set(fields.map { fieldKey($0.decoded) })
         return fields.map { field in
             isSensitive(name: field.decoded, credentialHeaders: credentialHeaders)
                 || isAuthorizationCode(name: field.decoded, siblings: names)
@@ -177,12 +194,13 @@ enum DebugDescription {
     private static func redactJSON(_ value: Any, credentialHeaders: Set<String>) -> Any {
         switch value {
         case let object as [String: Any]:
-            let keys = Set(object.keys.map { $0.lowercased() })
+            let keys = Set(object.keys.map(fieldKey))
             var result: [String: Any] = [:]
             for (key, element) in object {
+                // An authorization code is a string; a number (`"code": 42`) is an error's or a status's.
                 result[key] =
                     isSensitive(name: key, credentialHeaders: credentialHeaders)
-                        || isAuthorizationCode(name: key, siblings: keys)
+                        || (element is String && isAuthorizationCode(name: key, siblings: keys))
                     ? redacted : redactJSON(element, credentialHeaders: credentialHeaders)
             }
             return result

@@ -190,8 +190,9 @@ struct CURLDescriptionTests {
 
     /// An OAuth authorization code (RFC 6749 §4.1.2) comes back as `code` beside `state` in the
     /// callback's query, and goes out as `code` beside `grant_type` in the token request: hidden
-    /// there, with the PKCE `code_verifier` and a device flow's `device_code`. A `code` among other
-    /// fields — a country, an error's number — is shown.
+    /// there, with the PKCE `code_verifier` and a device flow's `device_code`, whatever the names'
+    /// case (`redirectUri`, `deviceCode`). A `code` among other fields (a country) or a number (an
+    /// error's, even beside a `state`) is shown.
     @Test func anAuthorizationCodeIsRedactedWhereOAuthPutsIt() throws {
         #expect(
             DebugDescription.redactedURL("https://app.test/cb?code=SplxlOBeZQ&state=xyz")
@@ -223,9 +224,28 @@ struct CURLDescriptionTests {
             ))
         let jsonText = DebugDescription.curl(json)
         for secret in ["DEV1", "JC2"] { #expect(!jsonText.contains(secret), "\(secret)") }
+        let camel = try request(
+            "https://api.test/oauth/exchange", method: "POST", headers: ["Content-Type": "application/json"],
+            body: Data(
+                #"{"code":"CAMEL1","redirectUri":"https://app.test/cb","codeVerifier":"CAMEL2","deviceCode":"CAMEL3"}"#
+                    .utf8))
+        let camelText = DebugDescription.curl(camel)
+        for secret in ["CAMEL1", "CAMEL2", "CAMEL3"] { #expect(!camelText.contains(secret), "\(secret)") }
+        #expect(
+            DebugDescription.redactedURL("https://app.test/cb?code=ISSCODE&iss=https%3A%2F%2Fauth.test")
+                == "https://app.test/cb?code=<redacted>&iss=https%3A%2F%2Fauth.test")
 
         let error = PipelineFixtures.response(status: 400, body: #"{"code":4012,"message":"bad"}"#)
         #expect(DebugDescription.response(error, elapsed: 0).contains("4012"))
+        let job = PipelineFixtures.response(status: 200, body: #"{"code":4013,"state":"failed"}"#)
+        #expect(DebugDescription.response(job, elapsed: 0).contains("4013"))
+    }
+
+    /// A field with no name (`=value`) keeps its value where it is, shown: it is not read as a name.
+    @Test func aFieldWithoutANameIsLeftAsItIs() {
+        #expect(
+            DebugDescription.redactedURL("https://h.test/a?=mytoken_value&b=1") == "https://h.test/a?=mytoken_value&b=1"
+        )
     }
 
     /// httpbin's `/anything` echoes the request body as a string (`"data": "{\"password\":…}"`):
@@ -284,13 +304,15 @@ struct CURLDescriptionTests {
         for name in [
             "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key", "x-functions-key", "X-Credentials",
             "clientKey", "subscription_key", "authKey", "X-Authentication", "Authorization-Code", "credential",
-            "code_verifier", "oauth_verifier", "client_assertion", "passcode", "X-OTP", "otpCode", "pin",
+            "code_verifier", "oauth_verifier", "client_assertion", "passcode", "X-OTP", "otp", "pin", "user_pin",
+            "X-Device-Pin",
         ] {
             #expect(DebugDescription.isSensitive(name: name), "\(name)")
         }
         for name in [
             "author", "Authority", "key", "keyword", "keys", "Accept", "X-Request-Id", "monkey", "accessKeyId",
-            "code", "isPinned", "spinner", "verified", "optional", "assertions_count",
+            "code", "isPinned", "spinner", "verified", "optional", "assertions_count", "client_assertion_type",
+            "otp_enabled", "pin_code", "X-Request-Pin-Id",
         ] {
             #expect(!DebugDescription.isSensitive(name: name), "\(name)")
         }
