@@ -181,10 +181,11 @@ public final class Connect: Sendable {
 
     var futureContext: FutureContext { FutureContext(decoder: configuration.jsonDecoder) }
 
-    /// Runs a built request through middleware, transport, validation and retries.
-    func send(_ request: URLRequest, pipeline: Pipeline) -> Future<Response> {
+    /// Runs a built request through middleware, transport, validation and retries. Consumes the
+    /// pipeline, as the `send` it calls does.
+    func send(_ request: URLRequest, pipeline: consuming Pipeline) -> Future<Response> {
         let future = pendingResponse(for: pipeline)
-        send(request, pipeline: pipeline, completing: future, body: nil)
+        send(request, pipeline: consume pipeline, completing: future, body: nil)
         return future
     }
 
