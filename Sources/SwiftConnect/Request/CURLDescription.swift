@@ -36,13 +36,12 @@ enum DebugDescription {
         }
     }
 
-    /// Whether a field named `name`, among fields whose ``fieldKey(_:)``s are `siblings`, holds an
-    /// OAuth authorization code: a `code` beside one of ``authorizationCodeSiblings`` — the
-    /// callback's query (`?code=…&state=…`) or the token request's form or JSON — or a
+    /// Whether the field whose ``fieldKey(_:)`` is `key`, among fields whose keys are `siblings`,
+    /// holds an OAuth authorization code: a `code` beside one of ``authorizationCodeSiblings`` —
+    /// the callback's query (`?code=…&state=…`) or the token request's form or JSON — or a
     /// `device_code`. Names are compared word by word, so `redirectUri` and `deviceCode` count. A
     /// `code` among other fields (`?code=US`) is shown.
-    static func isAuthorizationCode(name: String, siblings: Set<String>) -> Bool {
-        let key = fieldKey(name)
+    static func isAuthorizationCode(key: String, siblings: Set<String>) -> Bool {
         if key == "device_code" { return true }
         return key == "code" && !siblings.isDisjoint(with: authorizationCodeSiblings)
     }
@@ -148,18 +147,19 @@ enum DebugDescription {
     }
 
     /// `name=value&…` with the values of secret-looking names (and `credentialHeaders`) redacted.
-    /// An OAuth authorization code is redacted too (``isAuthorizationCode(name:siblings:)``).
+    /// An OAuth authorization code is redacted too (``isAuthorizationCode(key:siblings:)``).
     static func redactedFields(_ encoded: String, credentialHeaders: Set<String> = []) -> String {
         let fields = encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
             // Empty pieces kept: in `=value` the name is empty, not `value`.
             let name =
                 field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            return (field: field, name: name, decoded: name.removingPercentEncoding ?? name)
+            let decoded = name.removingPercentEncoding ?? name
+            return (field: field, name: name, decoded: decoded, key: fieldKey(decoded))
         }
-        let names = Set(fields.map { fieldKey($0.decoded) })
+        let keys = Set(fields.map(\.key))
         return fields.map { field in
             isSensitive(name: field.decoded, credentialHeaders: credentialHeaders)
-                || isAuthorizationCode(name: field.decoded, siblings: names)
+                || isAuthorizationCode(key: field.key, siblings: keys)
                 ? "\(field.name)=\(redacted)" : String(field.field)
         }.joined(separator: "&")
     }
@@ -194,14 +194,15 @@ enum DebugDescription {
     private static func redactJSON(_ value: Any, credentialHeaders: Set<String>) -> Any {
         switch value {
         case let object as [String: Any]:
-            let keys = Set(object.keys.map(fieldKey))
+            let entries = object.map { (name: $0.key, key: fieldKey($0.key), element: $0.value) }
+            let keys = Set(entries.map(\.key))
             var result: [String: Any] = [:]
-            for (key, element) in object {
+            for entry in entries {
                 // An authorization code is a string; a number (`"code": 42`) is an error's or a status's.
-                result[key] =
-                    isSensitive(name: key, credentialHeaders: credentialHeaders)
-                        || (element is String && isAuthorizationCode(name: key, siblings: keys))
-                    ? redacted : redactJSON(element, credentialHeaders: credentialHeaders)
+                result[entry.name] =
+                    isSensitive(name: entry.name, credentialHeaders: credentialHeaders)
+                        || (entry.element is String && isAuthorizationCode(key: entry.key, siblings: keys))
+                    ? redacted : redactJSON(entry.element, credentialHeaders: credentialHeaders)
             }
             return result
         case let array as [Any]:
