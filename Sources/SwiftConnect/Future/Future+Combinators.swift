@@ -242,7 +242,7 @@ extension Future {
             responseSource = origin
             state = .completed(result)
             isSettled = true
-            return observers.sendingQueuedItemsNotForThisDrain()
+            return delivering(observers.sendingQueuedItemsNotForThisDrain())
         }
         return work ?? .empty
     }

@@ -249,7 +249,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
             guard case .pending(let observers, _) = state else { return nil }
             state = .completed(result)
             isSettled = true
-            return observers.sendingQueuedItems()
+            return delivering(observers.sendingQueuedItems())
         }
         guard let work else { return false }
         work.drain()
@@ -271,8 +271,24 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
             guard case .pending(let observers, _) = state else { return nil }
             state = .completed(result)
             isSettled = true
-            return observers.sendingQueuedItemsNotForThisDrain()
+            return delivering(observers.sendingQueuedItemsNotForThisDrain())
         }
+    }
+
+    /// `work`, the observers this future hands to the completing thread as it completes, made a
+    /// delivery (``StateLock/beginDelivery()``) when the future has no callback queue: until they
+    /// have run, an observer registered on the completed future waits behind them, in order,
+    /// instead of running at once on its own thread. Call it with the lock held.
+    ///
+    /// A future with a callback queue needs none of this: its observers go to the queue in the
+    /// locked step that completes it, and a later one is queued behind them.
+    @inlinable
+    func delivering(_ work: WorkList) -> WorkList {
+        guard callbackQueue == nil, !work.isEmpty, let lock else { return work }
+        lock.beginDelivery()
+        var work = work
+        work.delivery = lock
+        return work
     }
 
     /// Fails the future with ``ConnectError/abandoned`` if it is still pending: what a ``Promise``
@@ -290,19 +306,25 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     }
 
     /// Adds an observer that runs on `queue` (`nil`: wherever the future completes), running it
-    /// now if the future has completed. The observer reads the result from ``outcome``.
+    /// now if the future has completed — but for one bound for no queue while the completing
+    /// thread still runs the observers registered before (``StateLock/keepUntilDelivered(_:)``),
+    /// which runs there, after them. The observer reads the result from ``outcome``.
     @inlinable
     func register(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) {
         registerReturningWork(on: queue, body).drain()
     }
 
     /// Adds an observer; if the future has already completed, returns the observer's call as work
-    /// for the caller's drain loop instead of running it (so chains of completed futures iterate).
+    /// for the caller's drain loop instead of running it (so chains of completed futures iterate),
+    /// or, bound for no queue while a delivery of the chain is in progress, keeps it for after.
     @inlinable
     func registerReturningWork(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) -> WorkList {
         let item = WorkList.Item(queue: queue, run: body)
         let added: Bool = withState { state in
-            guard case .pending(var observers, let onCancel) = state else { return false }
+            guard case .pending(var observers, let onCancel) = state else {
+                // Completed, but its thread may still be running the observers registered before.
+                return queue == nil && lock?.keepUntilDelivered(item) == true
+            }
             state = .pending(observers: .empty, onCancel: nil)  // keep `observers` uniquely referenced
             observers.append(item)
             state = .pending(observers: observers, onCancel: onCancel)
@@ -329,7 +351,7 @@ extension Future: CancellableFuture {
             isSettled = true
             // Every observer bound for a queue goes to it in this locked step, as in `takeWork`;
             // none is kept for the queue being drained, as the walk's own drain runs on no queue.
-            return (observers.sendingQueuedItems(), onCancel)
+            return (delivering(observers.sendingQueuedItems()), onCancel)
         }
     }
 }
@@ -356,7 +378,8 @@ enum CancelTarget: Sendable {
     /// sent to it as each future is cancelled; the others run after the walk.
     @usableFromInline
     func cancel() {
-        var work = WorkList()
+        // One list per future: each may be a delivery of its own, ended when it has run.
+        var work: [WorkList] = []
         var actions: [@Sendable () -> Void] = []
         var target: CancelTarget? = self
         while let current = target {
@@ -366,12 +389,12 @@ enum CancelTarget: Sendable {
                 actions.append(action)
             case .future(let future):
                 if let (produced, next) = future.cancelStep() {
-                    work.append(produced)
+                    if !produced.isEmpty { work.append(produced) }
                     target = next
                 }
             }
         }
-        work.drain()
+        for list in work { list.drain() }
         for action in actions { action() }
     }
 }

@@ -18,10 +18,10 @@ public final class Promise<Value: Sendable>: Sendable {
     /// Creates a pending promise.
     ///
     /// - Parameter callbackQueue: Where the future's observers run. `nil` (the default) runs them
-    ///   on the thread that completes the promise, or, once completed, on the thread that observes.
-    ///   Observers keep their registration order on a serial queue, and with `nil` when they are
-    ///   registered before completion; one registered later from another thread (or on a concurrent
-    ///   queue) runs at once and may overlap earlier observers still running.
+    ///   on the thread that completes the promise, or, once completed, on the thread that observes
+    ///   — unless the completing thread is still running earlier observers: then there, after
+    ///   them. Observers keep their registration order with `nil` and on a serial queue; on a
+    ///   concurrent queue, one registered after completion may overlap earlier ones still running.
     @inlinable
     public init(callbackQueue: DispatchQueue? = nil) {
         future = Future(callbackQueue: callbackQueue)

@@ -37,6 +37,12 @@ struct WorkList: Sendable {
 
     private var items = Items.none
 
+    /// The chain whose delivery this list is, if it is one (``StateLock/beginDelivery()``): once
+    /// the list has run, and the work its items produced, ``drain(on:)`` ends the delivery and
+    /// runs the observers the chain kept meanwhile.
+    @usableFromInline
+    var delivery: StateLock?
+
     /// A list with no work.
     @usableFromInline
     static var empty: WorkList { WorkList() }
@@ -108,14 +114,6 @@ struct WorkList: Sendable {
         }
     }
 
-    mutating func append(_ other: WorkList) {
-        if isEmpty {
-            self = other
-            return
-        }
-        for index in 0..<other.count { append(other[index]) }
-    }
-
     /// Sends the items bound for a queue to their queues, in order (consecutive ones together),
     /// and returns the items bound for no queue, for the caller to run.
     ///
@@ -185,6 +183,13 @@ struct WorkList: Sendable {
         var interrupted: [(list: WorkList, index: Int)] = []
         while true {
             guard index < list.count else {
+                if let chain = list.delivery {
+                    let late = chain.finishDelivery()
+                    if !late.isEmpty {
+                        (list, index) = (late, 0)
+                        continue
+                    }
+                }
                 guard let resumed = interrupted.popLast() else { return }
                 (list, index) = resumed
                 continue
@@ -194,7 +199,8 @@ struct WorkList: Sendable {
                 index += 1
                 let produced = item.run()
                 if !produced.isEmpty {
-                    if index < list.count { interrupted.append((list, index)) }
+                    // A delivery ends after the work its last item produced.
+                    if index < list.count || list.delivery != nil { interrupted.append((list, index)) }
                     list = produced
                     index = 0
                 }

@@ -92,14 +92,25 @@ final class LockedStorage<Value>: ManagedBuffer<Value, PlatformLock> {
 /// `lock()` with an `unlock()` on the same thread (a `defer`), and never call out to user code in
 /// between.
 ///
-/// The storage is a ``LockedStorage`` of one byte, not of `Void` (a zero-sized value would sit at
-/// the lock's own address, and ThreadSanitizer reports the access to it as a race on the lock): a
-/// flag of the chain's, ``hasObserverOnQueue``.
+/// The storage's header holds what the chain keeps beside its futures' states: whether it has an
+/// observer on its callback queue (``hasObserverOnQueue``), and, for a chain with no callback
+/// queue, its deliveries (``beginDelivery()``).
 @usableFromInline
 struct StateLock: @unchecked Sendable {
-    // @unchecked Sendable: the storage holds the lock, made for sharing, and a byte only touched
+    // @unchecked Sendable: the storage holds the lock, made for sharing, and a header only touched
     // while the lock is held.
-    private let storage = LockedStorage<UInt8>.make(0)
+    private let storage = LockedStorage<Chain>.make(Chain())
+
+    /// What a chain keeps under its lock besides its futures' states.
+    struct Chain {
+        var hasObserverOnQueue = false
+        /// The deliveries in progress: lists of observers bound for no queue, handed by a
+        /// completing future of the chain to the thread that completed it, that have not all run.
+        var deliveries = 0
+        /// Observers bound for no queue, registered on completed futures of the chain while a
+        /// delivery was in progress: they run, in order, once the deliveries are over.
+        var late = WorkList()
+    }
 
     /// Creates an unlocked lock.
     @usableFromInline
@@ -121,7 +132,7 @@ struct StateLock: @unchecked Sendable {
     /// queue. Call it with the lock held.
     @usableFromInline
     func noteObserverOnQueue() {
-        storage.withUnsafeMutablePointerToHeader { $0.pointee = 1 }
+        storage.withUnsafeMutablePointerToHeader { $0.pointee.hasObserverOnQueue = true }
     }
 
     /// Whether ``noteObserverOnQueue()`` was called: the chain's result is headed for its
@@ -129,6 +140,44 @@ struct StateLock: @unchecked Sendable {
     var hasObserverOnQueue: Bool {
         storage.lock()
         defer { storage.unlock() }
-        return storage.withUnsafeMutablePointerToHeader { $0.pointee != 0 }
+        return storage.withUnsafeMutablePointerToHeader { $0.pointee.hasObserverOnQueue }
+    }
+
+    /// Notes that a completing future of the chain hands its observers bound for no queue to the
+    /// completing thread, which ends the delivery with ``finishDelivery()`` once they have run
+    /// (``WorkList/drain(on:)``, when it reaches the end of a list that names this lock). Call it
+    /// with the lock held.
+    @usableFromInline
+    func beginDelivery() {
+        storage.withUnsafeMutablePointerToHeader { $0.pointee.deliveries += 1 }
+    }
+
+    /// Keeps `item`, an observer bound for no queue registered on a completed future of the chain,
+    /// for after the deliveries in progress, if there are any: run now, it could overtake the
+    /// observers registered before it that a delivery has yet to run. Returns whether it kept it.
+    /// Call it with the lock held.
+    @usableFromInline
+    func keepUntilDelivered(_ item: WorkList.Item) -> Bool {
+        storage.withUnsafeMutablePointerToHeader { chain in
+            guard chain.pointee.deliveries > 0 else { return false }
+            chain.pointee.late.append(item)
+            return true
+        }
+    }
+
+    /// Ends a delivery. When it was the last, returns the observers kept meanwhile, as a delivery
+    /// of their own, for the caller to run next. Takes the lock.
+    func finishDelivery() -> WorkList {
+        storage.lock()
+        defer { storage.unlock() }
+        return storage.withUnsafeMutablePointerToHeader { chain in
+            chain.pointee.deliveries -= 1
+            guard chain.pointee.deliveries == 0, !chain.pointee.late.isEmpty else { return .empty }
+            var late = chain.pointee.late
+            chain.pointee.late = WorkList()
+            chain.pointee.deliveries = 1
+            late.delivery = self
+            return late
+        }
     }
 }

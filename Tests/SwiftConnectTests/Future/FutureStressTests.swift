@@ -287,6 +287,44 @@ struct FutureStressTests {
         }
     }
 
+    /// The same with no callback queue: the completing thread runs the observers registered
+    /// before completion while another thread registers more, which must wait behind them.
+    @Test(.timeLimit(.minutes(1)))
+    func observersRegisteredWhileAFutureWithNoQueueCompletesKeepTheirOrder() async {
+        let perFuture = 8
+        let start = DispatchTime.now().uptimeNanoseconds
+        for round in 0..<Self.cancelRounds {
+            let count = 5_000
+            let promises = (0..<count).map { _ in Promise<Int>() }
+            let records = (0..<count).map { _ in Recorder<Int>() }
+            for index in 0..<count {
+                for order in 0..<perFuture / 2 {
+                    promises[index].future.observe { _ in records[index].append(order) }
+                }
+            }
+            await Self.race(count, racers: 2) { index, racer in
+                if racer == 0 {
+                    promises[index].succeed(index)
+                } else {
+                    for order in perFuture / 2..<perFuture {
+                        promises[index].future.observe { _ in records[index].append(order) }
+                    }
+                }
+            }
+            let wrong = records.indices.filter { records[$0].values != Array(0..<perFuture) }
+            guard wrong.isEmpty else {
+                Issue.record(
+                    """
+                    round \(round): \(wrong.count) of \(count) futures ran their observers out of order, \
+                    e.g. \(wrong.first.map { records[$0].values } ?? [])
+                    """
+                )
+                return
+            }
+            if Self.budgetSpent(since: start) { return }
+        }
+    }
+
     /// The same for a future cancelled from a block on its own serial queue (an observer of
     /// another future there cancels it) while another thread registers observers on it.
     @Test(.timeLimit(.minutes(1)))

@@ -84,6 +84,67 @@ struct FutureTests {
         #expect(log.values == Array(0..<100))
     }
 
+    /// With no queue, the completing thread runs the observers registered before completion; one
+    /// registered from another thread meanwhile waits behind them instead of running at once on
+    /// its own thread, ahead of those not yet run.
+    @Test func anObserverRegisteredWhileEarlierOnesRunWaitsBehindThem() async {
+        let promise = Promise<Int>()
+        await Self.registerWhileTheFirstObserverRuns(on: promise.future) { promise.succeed(1) }
+    }
+
+    @Test func anObserverRegisteredWhileADerivedFuturesObserversRunWaitsBehindThem() async {
+        let promise = Promise<Int>()
+        let derived = promise.future.map { $0 + 1 }.flatMap { Future(value: $0 * 2) }
+        await Self.registerWhileTheFirstObserverRuns(on: derived) { promise.succeed(1) }
+    }
+
+    @Test func anObserverRegisteredWhileACancelledFuturesObserversRunWaitsBehindThem() async {
+        let promise = Promise<Int>()
+        let future = promise.future
+        await Self.registerWhileTheFirstObserverRuns(on: future.map { $0 }) { future.cancel() }
+    }
+
+    /// Registers two observers on `future`, runs `complete` on another thread, and registers a
+    /// third while the first one runs there: the third must run last.
+    private static func registerWhileTheFirstObserverRuns(
+        on future: SwiftConnect.Future<Int>, completingWith complete: @escaping @Sendable () -> Void
+    ) async {
+        let log = Log<String>()
+        let firstRuns = DispatchSemaphore(value: 0)
+        let registered = DispatchSemaphore(value: 0)
+        future.observe { _ in
+            firstRuns.signal()
+            registered.wait()
+            log.append("first")
+        }
+        future.observe { _ in log.append("second") }
+        let inTime = await Fixtures.signalled { done in
+            DispatchQueue.global().async(execute: complete)
+            firstRuns.wait()
+            future.observe { _ in
+                log.append("late")
+                done()
+            }
+            registered.signal()
+        }
+        #expect(inTime)
+        #expect(log.values == ["first", "second", "late"])
+    }
+
+    @Test func anObserverRegisteredByAnEarlierObserverRunsAfterTheRest() {
+        let promise = Promise<Int>()
+        let log = Log<String>()
+        promise.future.observe { _ in
+            log.append("first")
+            promise.future.observe { _ in log.append("registered by the first") }
+        }
+        promise.future.observe { _ in log.append("second") }
+        promise.succeed(1)
+        #expect(log.values == ["first", "second", "registered by the first"])
+        promise.future.observe { _ in log.append("after") }
+        #expect(log.values.last == "after", "once the observers have run, a new one runs at once")
+    }
+
     @Test func observersSeeTheSameSingleResult() {
         let promise = Promise<Int>()
         let log = Log<Int>()
