@@ -30,7 +30,7 @@ enum BodyDecoder {
         else { return error }
         return ConnectError.decoding(
             DecodingFailure(
-                type: failure.type, keyPath: failure.keyPath, reason: failure.reason,
+                type: failure.type, keyPath: failure.keyPath, codingPath: failure.codingPath, reason: failure.reason,
                 underlyingError: failure.underlyingError, response: response))
     }
 
@@ -60,15 +60,15 @@ enum BodyDecoder {
         switch try locate(type, in: data, keyPath: keyPath, decoder: decoder, response: response) {
         case .value(let value):
             return value
-        case .missing(let location):
+        case .missing(let location, let path):
             throw failure(
-                type, keyPath: keyPath, reason: "no value at the key path: \(location)", underlying: nil,
-                response: response)
-        case .null:
+                type, keyPath: keyPath, codingPath: path, reason: "no value at the key path: \(location)",
+                underlying: nil, response: response)
+        case .null(let path):
             // An optional type decodes `null` as `nil`, as JSONDecoder does.
             if let optional = T.self as? any NullDecodable.Type, let none = optional.decodedNull as? T { return none }
             let reason = keyPath == nil ? "the body is null" : "the value at the key path is null"
-            throw failure(type, keyPath: keyPath, reason: reason, underlying: nil, response: response)
+            throw failure(type, keyPath: keyPath, codingPath: path, reason: reason, underlying: nil, response: response)
         }
     }
 
@@ -150,23 +150,46 @@ enum BodyDecoder {
     private static func failure(
         _ type: Any.Type, keyPath: String?, decoding error: any Error, in data: Data, response: Response?
     ) -> ConnectError {
-        let reason = (error as? DecodingError).map { describe($0, decoding: data) } ?? "\(error)"
-        return failure(type, keyPath: keyPath, reason: reason, underlying: error, response: response)
+        let decodingError = error as? DecodingError
+        let reason = decodingError.map { describe($0, decoding: data) } ?? "\(error)"
+        return failure(
+            type, keyPath: keyPath, codingPath: decodingError.flatMap(codingPath(of:)), reason: reason,
+            underlying: error, response: response)
     }
 
     private static func failure(
-        _ type: Any.Type, keyPath: String?, reason: String, underlying: (any Error)?, response: Response?
+        _ type: Any.Type, keyPath: String?, codingPath: String? = nil, reason: String, underlying: (any Error)?,
+        response: Response?
     ) -> ConnectError {
         .decoding(
             DecodingFailure(
-                type: String(describing: type), keyPath: keyPath, reason: reason,
+                type: String(describing: type), keyPath: keyPath, codingPath: codingPath, reason: reason,
                 underlyingError: underlying, response: response))
+    }
+
+    /// Where `error` happened, as ``DecodingFailure/codingPath`` gives it: the missing key
+    /// included; `nil` at the top level.
+    static func codingPath(of error: DecodingError) -> String? {
+        var keys: [any CodingKey]
+        switch error {
+        case .keyNotFound(let key, let context): keys = context.codingPath + [key]
+        case .valueNotFound(_, let context), .typeMismatch(_, let context), .dataCorrupted(let context):
+            keys = context.codingPath
+        @unknown default: return nil
+        }
+        guard !keys.isEmpty else { return nil }
+        return keys.map(text(of:)).joined(separator: ".")
+    }
+
+    /// A key as a path shows it: an index as its number.
+    private static func text(of key: any CodingKey) -> String {
+        key.intValue.map(String.init) ?? key.stringValue
     }
 
     /// "key 'title' not found at 'data.item'" and the like, for an error decoding `data`.
     static func describe(_ error: DecodingError, decoding data: Data) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
-            let text = codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            let text = codingPath.map(text(of:)).joined(separator: ".")
             return text.isEmpty ? "the top level" : "'\(text)'"
         }
         switch error {
@@ -213,9 +236,11 @@ struct AnyCodingKey: CodingKey {
 /// What a key path leads to.
 private enum KeyPathOutcome<T> {
     case value(T)
-    /// Nothing there; says where the walk stopped, e.g. "key 'item' not found at 'data'".
-    case missing(String)
-    case null
+    /// Nothing there; says where the walk stopped, e.g. "key 'item' not found at 'data'", and the
+    /// path of what is missing (`data.item`).
+    case missing(String, path: String)
+    /// A `null` where the walk stopped, at this path (`nil`: the top level).
+    case null(path: String?)
 }
 
 /// Walks `BodyDecoder.keyPath` (object keys, or indexes into arrays) and decodes `T` there, so the
@@ -229,10 +254,11 @@ private struct KeyPathBox<T: Decodable>: Decodable {
         var current = decoder
         var walked: [String] = []
         func location() -> String { walked.isEmpty ? "the top level" : "'\(walked.joined(separator: "."))'" }
+        func path(to component: String) -> String { (walked + [component]).joined(separator: ".") }
         for component in BodyDecoder.keyPath {
             if let index = Int(component), var array = try? current.unkeyedContainer() {
                 guard index >= 0, array.count.map({ index < $0 }) ?? true else {
-                    outcome = .missing("index \(index) out of range at \(location())")
+                    outcome = .missing("index \(index) out of range at \(location())", path: path(to: component))
                     return
                 }
                 for _ in 0..<index { _ = try array.decode(Skip.self) }
@@ -240,11 +266,11 @@ private struct KeyPathBox<T: Decodable>: Decodable {
             } else {
                 let object = try current.container(keyedBy: AnyCodingKey.self)
                 guard let key = Self.key(component, in: object) else {
-                    outcome = .missing("key '\(component)' not found at \(location())")
+                    outcome = .missing("key '\(component)' not found at \(location())", path: path(to: component))
                     return
                 }
                 if try object.decodeNil(forKey: key) {
-                    outcome = .null
+                    outcome = .null(path: path(to: component))
                     return
                 }
                 current = try object.superDecoder(forKey: key)
@@ -252,7 +278,9 @@ private struct KeyPathBox<T: Decodable>: Decodable {
             walked.append(component)
         }
         let single = try current.singleValueContainer()
-        outcome = single.decodeNil() ? .null : .value(try single.decode(T.self))
+        outcome =
+            single.decodeNil()
+            ? .null(path: walked.isEmpty ? nil : walked.joined(separator: ".")) : .value(try single.decode(T.self))
     }
 
     /// The key as written in the JSON, or, when the decoder converts snake_case keys, as converted.

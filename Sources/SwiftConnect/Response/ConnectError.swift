@@ -333,14 +333,31 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
 public struct DecodingFailure: Sendable, CustomStringConvertible {
     /// The type that was asked for.
     public let type: String
-    /// The dot-separated key path decoded from, if any.
+    /// The dot-separated key path decoded from, as asked for (`decoded(toType:keyPath:)`), if any.
     public let keyPath: String?
+    /// Where in the body decoding failed: the dot-separated path from the body's top, array
+    /// indices as numbers, ending with the missing key when a key was missing (`data.item.title`,
+    /// `items.3.id`). `nil` when it failed at the top level: a body that is empty, is not JSON, or
+    /// is not the kind of value the type decodes from.
+    public let codingPath: String?
     /// What went wrong, in words (the coding path where the decoder stopped, a missing key …).
     public let reason: String
     /// The decoder's own error, if there was one.
     public let underlyingError: (any Error)?
     /// The response whose body failed to decode, when it came from a request.
     public let response: Response?
+
+    init(
+        type: String, keyPath: String?, codingPath: String? = nil, reason: String, underlyingError: (any Error)?,
+        response: Response?
+    ) {
+        self.type = type
+        self.keyPath = keyPath
+        self.codingPath = codingPath
+        self.reason = reason
+        self.underlyingError = underlyingError
+        self.response = response
+    }
 
     /// A readable explanation naming the type, the key path and the reason.
     public var description: String {

@@ -239,7 +239,31 @@ struct DecodedTests {
         let result = await connect(body: body).request(TestConnector()).decoded(toType: [Todo].self).asyncResult
         let failure = try #require(decodingFailure(Fixtures.error(of: result)))
         #expect(failure.reason.contains("1.title") || failure.reason.contains("1"), "reason: \(failure.reason)")
+        #expect(failure.codingPath == "1.title")
         #expect(failure.reason.contains("title"), "reason: \(failure.reason)")
+    }
+
+    /// `codingPath` says where decoding failed, from the body's top, whatever the key path asked.
+    @Test(
+        arguments: [
+            (#"{"id":1}"#, nil, "title"),  // a missing key, at the top level
+            (#"{"data":{"item":{"id":"seven","title":"x"}}}"#, "data.item", "data.item.id"),  // a mismatch
+            (#"{"list":[{"id":1,"title":"a"},{"id":2,"title":false}]}"#, "list.1", "list.1.title"),  // in an array
+            (#"{"data":{"item":{"id":null,"title":"x"}}}"#, "data.item", "data.item.id"),  // a null
+            (#"{"data":{}}"#, "data.item", "data.item"),  // the key path runs out
+            (#"{"items":[]}"#, "items.2", "items.2"),  // an index past the end
+            (#"{"data":{"item":null}}"#, "data.item", "data.item"),  // null at the key path
+            (#"{"data":null}"#, "data.item", "data"),  // null on the way
+            (#"{"id":1,"title":"#, nil, nil),  // not JSON
+            (#"[1,2]"#, nil, nil),  // the wrong kind of value, at the top
+            ("", nil, nil),  // no body
+        ] as [(String, String?, String?)])
+    func aFailureSaysWhereInTheBodyItHappened(body: String, keyPath: String?, codingPath: String?) async throws {
+        let result = await connect(body: body)
+            .request(TestConnector()).decoded(toType: Todo.self, keyPath: keyPath).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.codingPath == codingPath, "reason: \(failure.reason)")
+        #expect(failure.keyPath == keyPath, "the key path stays the one asked for")
     }
 
     @Test func malformedJSONFailsWithDecoding() async throws {
