@@ -290,4 +290,111 @@ struct ConnectErrorTests {
         #expect(InvalidRequestReason.fileNotFound(oneURL) == .fileNotFound(oneURL))
         #expect(InvalidRequestReason.invalidBaseURL(one) != .invalidURL(one))
     }
+
+    // MARK: Equality
+
+    @Test func errorsCompareByCaseAndValues() {
+        #expect(ConnectError.cancelled == .cancelled)
+        #expect(ConnectError.cancelled != .abandoned)
+        #expect(ConnectError.invalidResponse == .invalidResponse)
+        #expect(
+            ConnectError.invalidRequest(.missingPathValue(slot: "id")) == .invalidRequest(.missingPathValue(slot: "id"))
+        )
+        #expect(
+            ConnectError.invalidRequest(.missingPathValue(slot: "id")) != .invalidRequest(.missingPathValue(slot: "x")))
+        #expect(
+            ConnectError.unacceptableStatus(notFound, message: "gone") == .unacceptableStatus(notFound, message: "gone")
+        )
+        #expect(
+            ConnectError.unacceptableStatus(notFound, message: "gone") != .unacceptableStatus(notFound, message: nil))
+        let sameAgain = Fixtures.response(
+            status: 404, body: #"{"message":"Todo 7 does not exist"}"#, method: "DELETE",
+            url: "http://example.test/todos/7"
+        )
+        #expect(ConnectError.tooManyRedirects(notFound) == .tooManyRedirects(sameAgain), "a response equal in value")
+        let otherStatus = Fixtures.response(status: 410, body: #"{"message":"Todo 7 does not exist"}"#)
+        let otherBody = Fixtures.response(status: 404, body: "{}", url: "http://example.test/todos/7")
+        let otherURL = Fixtures.response(
+            status: 404, body: #"{"message":"Todo 7 does not exist"}"#, url: "http://example.test/todos/8")
+        for other in [otherStatus, otherBody, otherURL] {
+            #expect(ConnectError.tooManyRedirects(notFound) != .tooManyRedirects(other))
+        }
+        #expect(ConnectError.tooManyRedirects(notFound) != .unacceptableStatus(notFound, message: nil))
+    }
+
+    /// Foundation's errors carry where they happened (the failing URL) in `userInfo`; what they
+    /// are is their domain and code.
+    @Test func aTransportErrorMatchesFoundationErrorsByDomainAndCode() throws {
+        let url = try #require(URL(string: "http://127.0.0.1:9/todos"))
+        let timedOut = URLError(.timedOut, userInfo: [NSURLErrorFailingURLErrorKey: url])
+        #expect(ConnectError.transport(underlying: timedOut) == .transport(underlying: URLError(.timedOut)))
+        #expect(ConnectError.transport(underlying: timedOut) != .transport(underlying: URLError(.cannotConnectToHost)))
+        #expect(
+            ConnectError.transport(underlying: POSIXError(.ECONNRESET))
+                == .transport(underlying: POSIXError(.ECONNRESET)))
+        #expect(
+            ConnectError.transport(underlying: POSIXError(.ECONNRESET))
+                != .transport(underlying: POSIXError(.ECONNREFUSED)))
+        #expect(ConnectError.transport(underlying: timedOut) != .transport(underlying: POSIXError(.ETIMEDOUT)))
+    }
+
+    @Test func wrappedErrorsOfYourOwnCompareByEqualityOrDescription() {
+        struct Described: Error { let detail: String }
+        #expect(
+            ConnectError.transport(underlying: TestFailure.offline) == .transport(underlying: TestFailure.offline))
+        #expect(ConnectError.transport(underlying: TestFailure.offline) != .transport(underlying: TestFailure.busy))
+        #expect(
+            ConnectError.transport(underlying: Described(detail: "a")) == .transport(underlying: Described(detail: "a"))
+        )
+        #expect(
+            ConnectError.transport(underlying: Described(detail: "a")) != .transport(underlying: Described(detail: "b"))
+        )
+        #expect(
+            ConnectError.transport(underlying: TestFailure.offline) != .transport(underlying: Described(detail: "a")))
+        let response = Fixtures.response(status: 200)
+        #expect(
+            ConnectError.validationFailed(response, underlying: TestFailure.busy)
+                == .validationFailed(response, underlying: TestFailure.busy))
+        #expect(
+            ConnectError.validationFailed(response, underlying: TestFailure.busy)
+                != .validationFailed(response, underlying: TestFailure.offline))
+    }
+
+    @Test func decodingFailuresAndFilesCompareByTheirValues() {
+        func failure(_ codingPath: String?, _ response: Response? = nil) -> ConnectError {
+            .decoding(
+                DecodingFailure(
+                    type: "Todo", keyPath: "data", codingPath: codingPath, reason: "r", underlyingError: nil,
+                    response: response))
+        }
+        #expect(failure("data.title") == failure("data.title"))
+        #expect(failure("data.title") != failure("data.id"))
+        #expect(failure("data.title", notFound) != failure("data.title"))
+        let file = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("x".utf8))
+        #expect(ConnectError.uploadSourceChanged(file, detail: "d") == .uploadSourceChanged(file, detail: "d"))
+        #expect(ConnectError.uploadSourceChanged(file, detail: "d") != .uploadSourceChanged(file, detail: "e"))
+        let other = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("y".utf8))
+        #expect(ConnectError.uploadSourceChanged(file, detail: "d") != .uploadSourceChanged(other, detail: "d"))
+    }
+
+    /// What a test of yours can write: the error a future fails with, expected by value.
+    @Test func anErrorCanBeExpectedByValue() async {
+        let connect = makeConnect(transport: RecordingTransport())
+        let unfilled = TestConnector(endpoint: "/todos/{id}")
+        await #expect(throws: ConnectError.invalidRequest(.missingPathValue(slot: "id"))) {
+            try await connect.request(unfilled).value
+        }
+        let slow = makeConnect(
+            transport: RecordingTransport { _ in
+                try await Task.sleep(for: .seconds(30))
+                return StubTransport.Reply(statusCode: 200, body: Data())
+            })
+        let future = slow.request(TestConnector(endpoint: "/todos"))
+        future.cancel()
+        await #expect(throws: ConnectError.cancelled) { try await future.value }
+    }
+
+    private enum TestFailure: Error, Equatable {
+        case offline, busy
+    }
 }
