@@ -52,10 +52,12 @@ public struct FailedAttempt: Sendable {
     /// The HTTP status, if there was a response.
     public var statusCode: Int? { response?.statusCode }
 
-    /// The transport error's `URLError` code, if the request failed without a response.
+    /// The transport error's `URLError` code, if the request failed without a response: a
+    /// `URLError`'s, or an `NSError`'s in `NSURLErrorDomain` (which a transport of your own may
+    /// throw, and which on Linux is no `URLError` to `as?`).
     public var urlErrorCode: URLError.Code? {
-        if case .transport(let underlying)? = error as? ConnectError { return (underlying as? URLError)?.code }
-        return (error as? URLError)?.code
+        if case .transport(let underlying)? = error as? ConnectError { return URLError.code(of: underlying) }
+        return URLError.code(of: error)
     }
 }
 

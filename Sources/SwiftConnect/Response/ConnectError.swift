@@ -59,7 +59,7 @@ public enum ConnectError: Error, Sendable {
     static func isCancellation(_ error: any Error) -> Bool {
         if error is CancellationError { return true }
         if let error = error as? ConnectError { return error.isCancellation }
-        return (error as? URLError)?.code == .cancelled
+        return URLError.code(of: error) == .cancelled
     }
 
     /// The response, where the server sent one.
@@ -366,5 +366,16 @@ public struct DecodingFailure: Sendable, CustomStringConvertible {
         text += ": \(reason)"
         if let response { text += " (status \(response.statusCode), \(response.data.count) bytes)" }
         return text
+    }
+}
+
+extension URLError {
+    /// The code of `error` if it is a `URLError`, or an `NSError` in `NSURLErrorDomain`: on Linux,
+    /// `as? URLError` does not bridge such an `NSError`, as it does on Apple platforms.
+    static func code(of error: any Error) -> URLError.Code? {
+        if let urlError = error as? URLError { return urlError.code }
+        // Through `Any`: from `any Error`, the compiler takes a cast to NSError to succeed always.
+        guard let error = (error as Any) as? NSError, error.domain == NSURLErrorDomain else { return nil }
+        return URLError.Code(rawValue: error.code)
     }
 }

@@ -338,6 +338,26 @@ struct RetryPolicyPipelineTests {
         #expect((underlying as? URLError)?.code == code)
     }
 
+    /// A transport of your own may throw Foundation's `NSError` in `NSURLErrorDomain`, which on
+    /// Linux is no `URLError` to `as?`: it is retried by its code all the same.
+    @Test func anNSErrorOfTheURLErrorDomainIsRetriedByItsCode() async throws {
+        let transport = RecordingTransport { _ in throw NSError(domain: NSURLErrorDomain, code: NSURLErrorTimedOut) }
+        _ = await connect(transport, policy: policy(), sleep: Middleware.RecordingSleep())
+            .request(Middleware.Call()).asyncResult
+        #expect(transport.requests.count == 3)
+        let attempt = FailedAttempt(
+            request: URLRequest(url: URL(string: "http://127.0.0.1:9")!),
+            error: ConnectError.transport(
+                underlying: NSError(domain: NSURLErrorDomain, code: NSURLErrorCannotConnectToHost)),
+            response: nil, number: 1, isIdempotent: true)
+        #expect(attempt.urlErrorCode == .cannotConnectToHost)
+        let other = FailedAttempt(
+            request: URLRequest(url: URL(string: "http://127.0.0.1:9")!),
+            error: NSError(domain: NSPOSIXErrorDomain, code: NSURLErrorCannotConnectToHost), response: nil, number: 1,
+            isIdempotent: true)
+        #expect(other.urlErrorCode == nil, "the code of another domain means something else")
+    }
+
     @Test func transportErrorThenSuccessSucceeds() async throws {
         let calls = Fixtures.Counter()
         let transport = RecordingTransport { _ in

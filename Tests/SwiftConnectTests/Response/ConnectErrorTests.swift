@@ -207,6 +207,13 @@ struct ConnectErrorTests {
         }
     }
 
+    @Test func aCancelledNSErrorOfTheURLErrorDomainIsACancellation() {
+        #expect(ConnectError.isCancellation(NSError(domain: NSURLErrorDomain, code: NSURLErrorCancelled)))
+        #expect(ConnectError.isCancellation(URLError(.cancelled)))
+        #expect(!ConnectError.isCancellation(NSError(domain: NSURLErrorDomain, code: NSURLErrorTimedOut)))
+        #expect(!ConnectError.isCancellation(NSError(domain: "Other", code: NSURLErrorCancelled)))
+    }
+
     @Test func statusCodeAndBodyComeFromUnacceptableStatus() {
         let error = ConnectError.unacceptableStatus(notFound, message: nil)
         #expect(error.statusCode == 404)
