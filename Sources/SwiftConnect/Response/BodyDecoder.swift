@@ -40,6 +40,10 @@ enum BodyDecoder {
     ) throws -> T {
         if T.self == Empty.self, let empty = Empty() as? T { return empty }
         if isBlank(data) {
+            // An optional type decodes a body with nothing in it (a `204`) as `nil`, as it does `null`.
+            if keyPath == nil, let optional = T.self as? any NullDecodable.Type, let none = optional.decodedNull as? T {
+                return none
+            }
             throw failure(
                 type, keyPath: keyPath,
                 reason: "the response body is empty (use Empty for bodiless responses, or decodedIfPresent)",

@@ -437,6 +437,20 @@ struct EmptyBodyTests {
         #expect(failure.description.contains("empty"))
     }
 
+    /// As `null` does: a `204` decoded as an optional type is `nil`, not a failure.
+    @Test(arguments: ["", " \r\n"])
+    func emptyBodyGivesNilForAnOptionalType(body: String) async throws {
+        let todo = try await connect(body: body, status: 204).request(TestConnector())
+            .decoded(toType: Todo?.self).value
+        #expect(todo == nil)
+        let todos = try await connect(body: body, status: 204).response(TestConnector())
+            .decoded(toType: [Todo]?.self).value
+        #expect(todos == nil)
+        let atKeyPath = await connect(body: body, status: 204).request(TestConnector())
+            .decoded(toType: Todo?.self, keyPath: "data").asyncResult
+        #expect(decodingFailure(Fixtures.error(of: atKeyPath)) != nil, "a key path with no body to find it in fails")
+    }
+
     @Test func emptyBodyFailsForAModelFromFutureOfResponseWithTheResponse() async throws {
         let result = await connect(body: "", status: 204).response(TestConnector()).decoded(toType: Todo.self)
             .asyncResult
