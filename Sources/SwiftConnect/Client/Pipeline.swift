@@ -48,14 +48,16 @@ struct Pipeline: Sendable {
     static let attemptLimit = 20
 
     func run(_ request: URLRequest) async -> Result<Response, any Error> {
-        let origin = request.url
+        // Where credentials may go: the first attempt's URL as the adapters left it (an `https`
+        // upgrade, a staging host: the caller's own choice), set by that attempt.
+        var origin: URL? = nil
         var request = request
         var number = 0
         var statuses: [Int?] = []
         while true {
             number += 1
             if isCancelled { return .failure(ConnectError.cancelled) }
-            let outcome = await attemptOnce(request, credentialOrigin: origin)
+            let outcome = await attemptOnce(request, credentialOrigin: &origin)
             guard case .failure(let error) = outcome.result else { return outcome.result }
             if isCancelled || (error as? ConnectError)?.isCancellation == true {
                 return .failure(ConnectError.cancelled)
@@ -92,8 +94,10 @@ struct Pipeline: Sendable {
     }
 
     /// Adapts and sends `request` once. Credential headers go only to `credentialOrigin`, the
-    /// origin the request was built for, whatever adapters add after a retrier's `.redirect(to:)`.
-    private func attemptOnce(_ request: URLRequest, credentialOrigin: URL?) async
+    /// origin of the first request sent — the one the request was built for, or where the
+    /// adapters sent it — whatever adapters add after a retrier's `.redirect(to:)`. `nil` before
+    /// the first attempt, which sets it.
+    private func attemptOnce(_ request: URLRequest, credentialOrigin: inout URL?) async
         -> (result: Result<Response, any Error>, response: Response?)
     {
         var adapted: URLRequest
@@ -115,6 +119,7 @@ struct Pipeline: Sendable {
         }
         // Cancelled while an adapter ran (one that ignores cancellation): nothing is sent.
         if isCancelled { return (.failure(ConnectError.cancelled), nil) }
+        if credentialOrigin == nil { credentialOrigin = adapted.url }
         adapted = RedirectSafety.removingCredentials(
             from: adapted, unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
         logger?.log(DebugDescription.curl(adapted, credentialHeaders: credentialHeaders))
@@ -161,7 +166,7 @@ struct Pipeline: Sendable {
     /// Sends `request` and follows redirects as the policy says, with ``RedirectSafety``'s rules
     /// (the adapters do not run again on a hop, so credentials they add never reach another origin).
     /// A policy's `.followWith` request keeps credential headers only to `credentialOrigin`, the
-    /// origin the request was built for.
+    /// origin of the first request sent.
     private func sendFollowingRedirects(_ request: URLRequest, credentialOrigin: URL?) async throws -> Response {
         var current = request
         var uploadBody = self.uploadBody

@@ -64,7 +64,8 @@ public enum RedirectDecision: Sendable {
     case follow
     /// Send this request instead, as it is — except that credential headers (`Authorization`,
     /// `Cookie`, `Proxy-Authorization`, API keys, …) and a user and password in its URL are
-    /// removed when it goes to another origin than the one the request was built for. A request
+    /// removed when it goes to another origin than the first request went to (the one it was built
+    /// for, or the one the adapters moved it to). A request
     /// the build would refuse (a URL that is not an absolute `http` or `https` URL with a host, an
     /// invalid or body-framing header, a NaN, zero or negative timeout, a method that is not a
     /// token, a body on GET or HEAD) fails with ``ConnectError/invalidRequest(_:)`` instead.

@@ -71,7 +71,7 @@ enum RedirectSafety {
     /// The request a policy's `.followWith` decision sends: `chosen` as the policy made it, held
     /// to the build's rules (`URLRequest.checkedForSending(keepingContentLength:)`;
     /// `keepingContentLength` for an upload's hop), but without credential headers unless it goes
-    /// to `credentialOrigin`, the origin the request was built for — whichever headers the policy
+    /// to `credentialOrigin`, the origin of the first request sent — whichever headers the policy
     /// copied into it, from whichever hop. (Measured from the hop just answered instead, a
     /// credential copied from the first request went on to a second origin once the first hop
     /// had landed there.)

@@ -488,6 +488,53 @@ struct RetrierRedirectTests {
         #expect(sent[1].value(forHTTPHeaderField: "X-Trace") == "t-1")
     }
 
+    /// An adapter that moves every request (an `https` upgrade, a staging host) is the caller's
+    /// own choice of origin: the credentials go there, the connector's and the adapters' alike.
+    @Test func credentialsGoWhereTheAdaptersSendTheFirstRequest() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}") }
+        let staging = ClosureAdapter { request in
+            var request = request
+            var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
+            (components.scheme, components.host) = ("https", "staging.api.test")
+            request.url = components.url
+            request.setValue("staging-key", forHTTPHeaderField: "X-Staging-Key")
+            return request
+        }
+        let authenticator = TokenAuthenticator(token: AccessToken("adapter-token")) { _ in AccessToken("never") }
+        let middleware = ConnectMiddleware(adapters: [staging, authenticator])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        let sent = try #require(transport.requests.first)
+        #expect(sent.url?.absoluteString == "https://staging.api.test/items")
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == "Bearer adapter-token")
+        #expect(sent.value(forHTTPHeaderField: "X-API-Key") == "key-1")
+        #expect(sent.value(forHTTPHeaderField: "Cookie") == "s=1")
+        #expect(sent.value(forHTTPHeaderField: "X-Staging-Key") == "staging-key")
+    }
+
+    /// The origin the adapters chose first stays the only one: a retrier's redirect elsewhere,
+    /// which the adapters move again, still goes without credentials.
+    @Test func afterAnAdaptersUpgradeARedirectElsewhereStillDropsTheCredentials() async throws {
+        let transport = RecordingTransport { request in
+            request.url?.host == "api.test" ? Fixtures.json("{}", status: 503) : Fixtures.json("{}")
+        }
+        let upgrade = ClosureAdapter { request in
+            var request = request
+            var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
+            components.scheme = "https"
+            request.url = components.url
+            return request
+        }
+        let middleware = ConnectMiddleware(adapters: [upgrade], retriers: [redirecting(to: "http://mirror.test/items")])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        let sent = transport.requests
+        try #require(sent.count == 2)
+        #expect(sent[0].url?.absoluteString == "https://api.test/items")
+        #expect(sent[0].value(forHTTPHeaderField: "Authorization") == "Bearer secret")
+        #expect(sent[1].url?.absoluteString == "https://mirror.test/items")
+        #expect(sent[1].value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(sent[1].value(forHTTPHeaderField: "X-API-Key") == nil)
+    }
+
     /// A user and password in the URL go out as `Authorization: Basic`: Usage.md's mirror retrier,
     /// which changes only the host of the request it was given, kept them for the mirror.
     @Test func aUserAndPasswordInTheURLStayWithTheirOrigin() async throws {
