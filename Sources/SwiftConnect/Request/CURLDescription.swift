@@ -17,7 +17,8 @@ enum DebugDescription {
     /// another word (`Ocp-Apim-Subscription-Key`, `X-Access-Key`, `clientKey`) — but not `author`,
     /// `keyword` or a lone `key`. So is a name whose last word is `verifier` (`code_verifier`,
     /// `oauth_verifier`), `assertion` (`client_assertion`, but not `client_assertion_type`),
-    /// `passcode`, `otp` (`X-OTP`, but not `otp_enabled`) or `pin` (`user_pin`, but not `pin_code`).
+    /// `passcode`, `otp` (`X-OTP`, but not `otp_enabled`), `pin` (`user_pin`, but not `pin_code`) or
+    /// `sig` (a signed URL's `?sig=`), `jwt` (`X-JWT`, but not `jwt_alg`) or `bearer`.
     static func isSensitive(name: String, credentialHeaders: Set<String> = []) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
@@ -29,7 +30,11 @@ enum DebugDescription {
         }
         let words = words(of: name)
         if words.count > 1, words.last == "key" { return true }
-        if let last = words.last, ["verifier", "assertion", "passcode", "otp", "pin"].contains(last) { return true }
+        if let last = words.last,
+            ["verifier", "assertion", "passcode", "otp", "pin", "sig", "jwt", "bearer"].contains(last)
+        {
+            return true
+        }
         return words.contains { word in
             word == "auth" || word == "credential" || word == "credentials" || word.hasPrefix("authenticat")
                 || word.hasPrefix("authoriz")
@@ -136,8 +141,14 @@ enum DebugDescription {
         }
         if let schemeEnd = text.range(of: "://") {
             let authority = text[schemeEnd.upperBound...].prefix { $0 != "/" }
-            if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-                text.replaceSubrange(authority.index(after: colon)..<at, with: redacted)
+            if let at = authority.lastIndex(of: "@") {
+                if let colon = authority[..<at].firstIndex(of: ":") {
+                    text.replaceSubrange(authority.index(after: colon)..<at, with: redacted)
+                } else if at > authority.startIndex {
+                    // A user name without a password is how a token rides in a URL
+                    // (`https://ghp_…@host`): that name is the secret.
+                    text.replaceSubrange(authority.startIndex..<at, with: redacted)
+                }
             }
         }
         if let query { text += "?" + redactedFields(query) }

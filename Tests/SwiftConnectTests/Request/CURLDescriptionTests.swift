@@ -83,6 +83,14 @@ struct CURLDescriptionTests {
         #expect(text.contains("alice"))
     }
 
+    /// A token rides in a URL as a user name without a password: that name is the secret.
+    @Test func aUserNameWithoutAPasswordIsRedacted() throws {
+        let url = try #require(URL(string: "https://ghp_SECRETTOKEN@h.test/repo.git"))
+        #expect(DebugDescription.redactedURL(url) == "https://<redacted>@h.test/repo.git")
+        let text = DebugDescription.curl(URLRequest(url: url))
+        #expect(!text.contains("SECRETTOKEN"))
+    }
+
     @Test func urlWithoutSecretsIsPrintedUnchanged() throws {
         let url = "https://h.test/search?q=a%26b&page=2"
         #expect(DebugDescription.redactedURL(try #require(URL(string: url))) == url)
@@ -305,14 +313,14 @@ struct CURLDescriptionTests {
             "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Access-Key", "x-functions-key", "X-Credentials",
             "clientKey", "subscription_key", "authKey", "X-Authentication", "Authorization-Code", "credential",
             "code_verifier", "oauth_verifier", "client_assertion", "passcode", "X-OTP", "otp", "pin", "user_pin",
-            "X-Device-Pin",
+            "X-Device-Pin", "jwt", "X-JWT", "id_jwt", "sig", "bearer", "X-Bearer",
         ] {
             #expect(DebugDescription.isSensitive(name: name), "\(name)")
         }
         for name in [
             "author", "Authority", "key", "keyword", "keys", "Accept", "X-Request-Id", "monkey", "accessKeyId",
             "code", "isPinned", "spinner", "verified", "optional", "assertions_count", "client_assertion_type",
-            "otp_enabled", "pin_code", "X-Request-Pin-Id",
+            "otp_enabled", "pin_code", "X-Request-Pin-Id", "signed", "sig_version", "jwt_alg",
         ] {
             #expect(!DebugDescription.isSensitive(name: name), "\(name)")
         }
