@@ -259,7 +259,14 @@ private struct KeyPathBox<T: Decodable>: Decodable {
         var walked: [String] = []
         func location() -> String { walked.isEmpty ? "the top level" : "'\(walked.joined(separator: "."))'" }
         func path(to component: String) -> String { (walked + [component]).joined(separator: ".") }
-        for component in BodyDecoder.keyPath {
+        var components = BodyDecoder.keyPath
+        // A top-level key with dots in its name (`"user.name"`) is found as it is, as
+        // `ResponseValidator.requiredJSONKeys` finds it.
+        if components.count > 1, let object = try? decoder.container(keyedBy: AnyCodingKey.self) {
+            let whole = components.joined(separator: ".")
+            if Self.key(whole, in: object) != nil { components = [whole] }
+        }
+        for component in components {
             if let index = Int(component), var array = try? current.unkeyedContainer() {
                 guard index >= 0, array.count.map({ index < $0 }) ?? true else {
                     outcome = .missing("index \(index) out of range at \(location())", path: path(to: component))

@@ -142,6 +142,20 @@ struct DecodedTests {
         #expect(todo == Todo(id: 2, title: "Nested"))
     }
 
+    /// As `requiredJSONKeys` does: a top-level key with dots in its name is found as it is, and
+    /// comes first; without it, the path is walked.
+    @Test func aTopLevelKeyWithDotsInItsNameIsFoundAsItIs() async throws {
+        let literal = try await connect(body: #"{"user.name":"dot","user":{"name":"nested"}}"#)
+            .request(TestConnector()).decoded(toType: String.self, keyPath: "user.name").value
+        #expect(literal == "dot")
+        let walked = try await connect(body: #"{"user":{"name":"nested"}}"#)
+            .request(TestConnector()).decoded(toType: String.self, keyPath: "user.name").value
+        #expect(walked == "nested")
+        let present = try await connect(body: #"{"user.name":"dot"}"#)
+            .request(TestConnector()).decodedIfPresent(toType: String.self, keyPath: "user.name").value
+        #expect(present == "dot")
+    }
+
     @Test func arrayIndexInKeyPathSelectsThatElement() async throws {
         let body = #"{"items":[{"name":"zero"},{"name":"one"},{"name":"two"}]}"#
         let name = try await connect(body: body)
