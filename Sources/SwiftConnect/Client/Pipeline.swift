@@ -48,8 +48,10 @@ struct Pipeline: Sendable {
     static let attemptLimit = 20
 
     func run(_ request: URLRequest) async -> Result<Response, any Error> {
-        // Where credentials may go: the first attempt's URL as the adapters left it (an `https`
-        // upgrade, a staging host: the caller's own choice), set by that attempt.
+        // Where credentials may go: the first request sent, as the adapters left it (an `https`
+        // upgrade, a staging host: the caller's own choice), set by its attempt. Should a retrier
+        // redirect before any request got past the adapters, the URL the request was built for.
+        let builtURL = request.url
         var origin: URL? = nil
         var request = request
         var number = 0
@@ -57,6 +59,7 @@ struct Pipeline: Sendable {
         while true {
             number += 1
             if isCancelled { return .failure(ConnectError.cancelled) }
+            if origin == nil, request.url != builtURL { origin = builtURL }
             let outcome = await attemptOnce(request, credentialOrigin: &origin)
             guard case .failure(let error) = outcome.result else { return outcome.result }
             if isCancelled || (error as? ConnectError)?.isCancellation == true {

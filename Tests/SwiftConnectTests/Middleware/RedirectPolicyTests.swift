@@ -582,6 +582,24 @@ struct RetrierRedirectTests {
         #expect(sent[1].value(forHTTPHeaderField: "X-API-Key") == nil)
     }
 
+    /// No request got past the adapters before the retrier redirected: the credentials belong to
+    /// the origin the request was built for, not to the mirror it was sent to first.
+    @Test func aRedirectAfterAnAdapterFailedStillDropsTheCredentials() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}") }
+        let runs = Fixtures.Counter()
+        let flaky = ClosureAdapter { request in
+            if runs.increment() == 1 { throw URLError(.cannotConnectToHost) }  // a token fetch, say
+            return request
+        }
+        let middleware = ConnectMiddleware(adapters: [flaky], retriers: [redirecting(to: "https://mirror.test/items")])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        let sent = try #require(transport.requests.first)
+        #expect(transport.requests.count == 1)
+        #expect(sent.url?.host == "mirror.test")
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == nil)
+        #expect(sent.value(forHTTPHeaderField: "X-API-Key") == nil)
+    }
+
     @Test func retriersAreAskedAgainAfterARedirectedAttemptFails() async throws {
         let transport = RecordingTransport { _ in Fixtures.json("{}", status: 500) }
         let asked = Fixtures.Counter()
