@@ -48,11 +48,14 @@ extension ConnectError: Equatable {
 
     /// Whether two wrapped errors are the same error, as ``==(_:_:)`` describes.
     static func sameError(_ left: any Error, _ right: any Error) -> Bool {
-        guard ObjectIdentifier(type(of: left)) == ObjectIdentifier(type(of: right)) else { return false }
-        if isFoundationError(left) {
+        // Before the types: FoundationNetworking reports a failure as an `NSError` of
+        // `NSURLErrorDomain`, which is the `URLError` of that code all the same.
+        if isFoundationError(left) || isFoundationError(right) {
+            guard isFoundationError(left), isFoundationError(right) else { return false }
             let (left, right) = (left as NSError, right as NSError)
             return left.domain == right.domain && left.code == right.code
         }
+        guard ObjectIdentifier(type(of: left)) == ObjectIdentifier(type(of: right)) else { return false }
         // Through `Any`, as above: from `any Error`, the compiler takes the cast to succeed always.
         if let left = (left as Any) as? any Equatable { return left.isEqual(to: right) }
         return String(describing: left) == String(describing: right)

@@ -143,7 +143,7 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
     /// errors keep their localized description: their `description` lists their `userInfo`, URLs
     /// unredacted.
     static func transportDescription(of error: any Error) -> String {
-        guard let urlError = error as? URLError, urlError.userInfo[NSLocalizedDescriptionKey] == nil else {
+        guard let urlError = URLError.bridged(error), urlError.userInfo[NSLocalizedDescriptionKey] == nil else {
             // Through `Any`: from `any Error`, the compiler takes the cast to succeed always (by NSError).
             if !(error is LocalizedError), !(error is CustomNSError), !(type(of: error) is NSError.Type),
                 let described = (error as Any) as? CustomStringConvertible
@@ -373,9 +373,17 @@ extension URLError {
     /// The code of `error` if it is a `URLError`, or an `NSError` in `NSURLErrorDomain`: on Linux,
     /// `as? URLError` does not bridge such an `NSError`, as it does on Apple platforms.
     static func code(of error: any Error) -> URLError.Code? {
-        if let urlError = error as? URLError { return urlError.code }
+        bridged(error)?.code
+    }
+
+    /// `error` as a `URLError`: itself, or an `NSError` in `NSURLErrorDomain` with its code and
+    /// `userInfo`; `nil` for any other error.
+    static func bridged(_ error: any Error) -> URLError? {
+        if let urlError = error as? URLError { return urlError }
         // Through `Any`: from `any Error`, the compiler takes a cast to NSError to succeed always.
-        guard let error = (error as Any) as? NSError, error.domain == NSURLErrorDomain else { return nil }
-        return URLError.Code(rawValue: error.code)
+        guard let error = (error as Any) as? NSError, error.domain == NSURLErrorDomain,
+            let code = URLError.Code(rawValue: error.code)
+        else { return nil }
+        return URLError(code, userInfo: error.userInfo)
     }
 }

@@ -343,6 +343,15 @@ struct ConnectErrorTests {
             ConnectError.transport(underlying: POSIXError(.ECONNRESET))
                 != .transport(underlying: POSIXError(.ECONNREFUSED)))
         #expect(ConnectError.transport(underlying: timedOut) != .transport(underlying: POSIXError(.ETIMEDOUT)))
+        // As FoundationNetworking reports a timeout: an NSError of the domain.
+        let reported = NSError(domain: NSURLErrorDomain, code: NSURLErrorTimedOut)
+        #expect(ConnectError.transport(underlying: reported) == .transport(underlying: URLError(.timedOut)))
+        #expect(ConnectError.transport(underlying: URLError(.timedOut)) == .transport(underlying: reported))
+        #expect(ConnectError.transport(underlying: reported) != .transport(underlying: URLError(.cancelled)))
+        #expect(
+            ConnectError.transport(underlying: reported).description
+                == ConnectError.transport(underlying: URLError(.timedOut)).description,
+            "described by what its code means, as the URLError is")
     }
 
     @Test func wrappedErrorsOfYourOwnCompareByEqualityOrDescription() {
