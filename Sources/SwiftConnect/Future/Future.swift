@@ -20,11 +20,11 @@ import Foundation
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is `state` and `isSettled`, written only while
-    // `lock` is held and read under it — but for observers reading a completed `state`, which is
-    // never written again (see `outcome`) — or, for a future born completed (`lock == nil`), never
-    // written after `init`; and `responseSource`, written before the future completes and read
-    // only after (see its comment).
+    // @unchecked Sendable: the mutable state is `state`, `isSettled` and `isDelivering`, written
+    // only while `lock` is held and read under it — but for observers reading a completed
+    // `state`, which is never written again (see `outcome`) — or, for a future born completed
+    // (`lock == nil`), never written after `init`; and `responseSource`, written before the future
+    // completes and read only after (see its comment).
     //
     // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
@@ -52,6 +52,9 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// which code running unspecialised (a promise's deinit) reads without looking up the metadata
     /// of `State`.
     @usableFromInline @exclusivity(unchecked) var isSettled: Bool
+    /// Whether the thread that completed this future (with no callback queue) is still running the
+    /// observers it had then: a delivery (``delivering(_:)``). Guarded by `lock`.
+    @usableFromInline @exclusivity(unchecked) var isDelivering = false
     // Unchecked exclusivity: `lock` already serialises every access.
     @usableFromInline @exclusivity(unchecked) var state: State
     /// For the body of a response, the response's future, so that a decoding failure can carry
@@ -276,18 +279,19 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     }
 
     /// `work`, the observers this future hands to the completing thread as it completes, made a
-    /// delivery (``StateLock/beginDelivery()``) when the future has no callback queue: until they
-    /// have run, an observer registered on the completed future waits behind them, in order,
-    /// instead of running at once on its own thread. Call it with the lock held.
+    /// delivery when the future has no callback queue: until the last of them has returned
+    /// (``WorkList/drain(on:)`` calls ``finishDelivery()``), an observer registered on this future
+    /// waits behind them, in order, instead of running at once on its own thread. Call it with the
+    /// lock held.
     ///
     /// A future with a callback queue needs none of this: its observers go to the queue in the
     /// locked step that completes it, and a later one is queued behind them.
     @inlinable
     func delivering(_ work: WorkList) -> WorkList {
-        guard callbackQueue == nil, !work.isEmpty, let lock else { return work }
-        lock.beginDelivery()
+        guard callbackQueue == nil, !work.isEmpty, lock != nil else { return work }
+        isDelivering = true
         var work = work
-        work.delivery = lock
+        work.delivery = self
         return work
     }
 
@@ -307,8 +311,8 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Adds an observer that runs on `queue` (`nil`: wherever the future completes), running it
     /// now if the future has completed — but for one bound for no queue while the completing
-    /// thread still runs the observers registered before (``StateLock/keepUntilDelivered(_:)``),
-    /// which runs there, after them. The observer reads the result from ``outcome``.
+    /// thread still runs the observers registered before (``isDelivering``), which is kept and
+    /// runs there, after them. The observer reads the result from ``outcome``.
     @inlinable
     func register(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) {
         registerReturningWork(on: queue, body).drain()
@@ -323,7 +327,9 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         let added: Bool = withState { state in
             guard case .pending(var observers, let onCancel) = state else {
                 // Completed, but its thread may still be running the observers registered before.
-                return queue == nil && lock?.keepUntilDelivered(item) == true
+                guard queue == nil, isDelivering, let lock else { return false }
+                lock.keep(item, for: ObjectIdentifier(self))
+                return true
             }
             state = .pending(observers: .empty, onCancel: nil)  // keep `observers` uniquely referenced
             observers.append(item)
@@ -339,6 +345,25 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     @inlinable
     func derived<T: Sendable>(_: T.Type = T.self) -> Future<T> {
         Future<T>(callbackQueue: callbackQueue, context: context, cancelTarget: .future(self), sharingLockOf: lock)
+    }
+}
+
+extension Future: DeliveringFuture {
+    @usableFromInline
+    func finishDelivery() -> WorkList {
+        guard let lock else { return WorkList() }
+        lock.lock()
+        defer { lock.unlock() }
+        let kept = lock.takeKept(for: ObjectIdentifier(self))
+        guard !kept.isEmpty else {
+            isDelivering = false
+            return WorkList()
+        }
+        // Still delivering: the kept observers are a delivery of their own, so that one registered
+        // while they run waits behind them in turn.
+        var work = WorkList(items: kept)
+        work.delivery = self
+        return work
     }
 }
 

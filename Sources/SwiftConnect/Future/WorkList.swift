@@ -37,11 +37,11 @@ struct WorkList: Sendable {
 
     private var items = Items.none
 
-    /// The chain whose delivery this list is, if it is one (``StateLock/beginDelivery()``): once
-    /// the list has run, and the work its items produced, ``drain(on:)`` ends the delivery and
-    /// runs the observers the chain kept meanwhile.
+    /// The future whose delivery this list is, if it is one (``Future/delivering(_:)``): once its
+    /// last item has returned, ``drain(on:)`` ends the delivery and runs the observers of that
+    /// future kept meanwhile.
     @usableFromInline
-    var delivery: StateLock?
+    var delivery: (any DeliveringFuture)?
 
     /// A list with no work.
     @usableFromInline
@@ -183,27 +183,15 @@ struct WorkList: Sendable {
         var interrupted: [(list: WorkList, index: Int)] = []
         while true {
             guard index < list.count else {
-                if let chain = list.delivery {
-                    let late = chain.finishDelivery()
-                    if !late.isEmpty {
-                        (list, index) = (late, 0)
-                        continue
-                    }
-                }
                 guard let resumed = interrupted.popLast() else { return }
                 (list, index) = resumed
                 continue
             }
             let item = list[index]
+            var produced = WorkList()
             if item.queue == nil || item.queue === current {
                 index += 1
-                let produced = item.run()
-                if !produced.isEmpty {
-                    // A delivery ends after the work its last item produced.
-                    if index < list.count || list.delivery != nil { interrupted.append((list, index)) }
-                    list = produced
-                    index = 0
-                }
+                produced = item.run()
             } else {
                 let target = item.queue
                 var hop = WorkList()
@@ -212,6 +200,17 @@ struct WorkList: Sendable {
                     index += 1
                 }
                 hop.send(to: target)
+            }
+            // A delivery is over once its last item has returned: the observers kept meanwhile
+            // run next, after the work that item produced.
+            let kept = index == list.count ? list.delivery?.finishDelivery() ?? WorkList() : WorkList()
+            guard !produced.isEmpty || !kept.isEmpty else { continue }
+            if index < list.count { interrupted.append((list, index)) }
+            if produced.isEmpty {
+                (list, index) = (kept, 0)
+            } else {
+                if !kept.isEmpty { interrupted.append((kept, 0)) }
+                (list, index) = (produced, 0)
             }
         }
     }
@@ -255,4 +254,13 @@ enum DrainingQueue {
     static var current: DispatchQueue? {
         mark.current.map { Unmanaged<DispatchQueue>.fromOpaque($0).takeUnretainedValue() }
     }
+}
+
+/// A future that hands the observers it had when it completed to the completing thread as a
+/// delivery (``Future/delivering(_:)``).
+@usableFromInline
+protocol DeliveringFuture: AnyObject, Sendable {
+    /// Ends the delivery, when its last observer has returned; returns the observers registered
+    /// meanwhile, kept until now, as a delivery of their own (empty if there are none).
+    func finishDelivery() -> WorkList
 }

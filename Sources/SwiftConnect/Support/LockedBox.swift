@@ -94,7 +94,7 @@ final class LockedStorage<Value>: ManagedBuffer<Value, PlatformLock> {
 ///
 /// The storage's header holds what the chain keeps beside its futures' states: whether it has an
 /// observer on its callback queue (``hasObserverOnQueue``), and, for a chain with no callback
-/// queue, its deliveries (``beginDelivery()``).
+/// queue, the observers kept until their future's delivery is over (``keep(_:for:)``).
 @usableFromInline
 struct StateLock: @unchecked Sendable {
     // @unchecked Sendable: the storage holds the lock, made for sharing, and a header only touched
@@ -104,12 +104,10 @@ struct StateLock: @unchecked Sendable {
     /// What a chain keeps under its lock besides its futures' states.
     struct Chain {
         var hasObserverOnQueue = false
-        /// The deliveries in progress: lists of observers bound for no queue, handed by a
-        /// completing future of the chain to the thread that completed it, that have not all run.
-        var deliveries = 0
-        /// Observers bound for no queue, registered on completed futures of the chain while a
-        /// delivery was in progress: they run, in order, once the deliveries are over.
-        var late = WorkList()
+        /// Observers bound for no queue, registered on completed futures of the chain while the
+        /// thread that completed them still ran their earlier observers (``Future/isDelivering``),
+        /// each with its future: they run, in order, once that future's delivery is over.
+        var kept: [(future: ObjectIdentifier, item: WorkList.Item)] = []
     }
 
     /// Creates an unlocked lock.
@@ -143,41 +141,20 @@ struct StateLock: @unchecked Sendable {
         return storage.withUnsafeMutablePointerToHeader { $0.pointee.hasObserverOnQueue }
     }
 
-    /// Notes that a completing future of the chain hands its observers bound for no queue to the
-    /// completing thread, which ends the delivery with ``finishDelivery()`` once they have run
-    /// (``WorkList/drain(on:)``, when it reaches the end of a list that names this lock). Call it
-    /// with the lock held.
+    /// Keeps `item`, an observer of `future` bound for no queue, until `future`'s delivery is over
+    /// (``takeKept(for:)``). Call it with the lock held.
     @usableFromInline
-    func beginDelivery() {
-        storage.withUnsafeMutablePointerToHeader { $0.pointee.deliveries += 1 }
+    func keep(_ item: WorkList.Item, for future: ObjectIdentifier) {
+        storage.withUnsafeMutablePointerToHeader { $0.pointee.kept.append((future, item)) }
     }
 
-    /// Keeps `item`, an observer bound for no queue registered on a completed future of the chain,
-    /// for after the deliveries in progress, if there are any: run now, it could overtake the
-    /// observers registered before it that a delivery has yet to run. Returns whether it kept it.
-    /// Call it with the lock held.
-    @usableFromInline
-    func keepUntilDelivered(_ item: WorkList.Item) -> Bool {
+    /// Removes and returns the observers kept for `future`, in order. Call it with the lock held.
+    func takeKept(for future: ObjectIdentifier) -> [WorkList.Item] {
         storage.withUnsafeMutablePointerToHeader { chain in
-            guard chain.pointee.deliveries > 0 else { return false }
-            chain.pointee.late.append(item)
-            return true
-        }
-    }
-
-    /// Ends a delivery. When it was the last, returns the observers kept meanwhile, as a delivery
-    /// of their own, for the caller to run next. Takes the lock.
-    func finishDelivery() -> WorkList {
-        storage.lock()
-        defer { storage.unlock() }
-        return storage.withUnsafeMutablePointerToHeader { chain in
-            chain.pointee.deliveries -= 1
-            guard chain.pointee.deliveries == 0, !chain.pointee.late.isEmpty else { return .empty }
-            var late = chain.pointee.late
-            chain.pointee.late = WorkList()
-            chain.pointee.deliveries = 1
-            late.delivery = self
-            return late
+            guard !chain.pointee.kept.isEmpty else { return [] }
+            let items = chain.pointee.kept.filter { $0.future == future }.map(\.item)
+            if !items.isEmpty { chain.pointee.kept.removeAll { $0.future == future } }
+            return items
         }
     }
 }

@@ -131,6 +131,25 @@ struct FutureTests {
         #expect(log.values == ["first", "second", "late"])
     }
 
+    /// Only a future's own earlier observers hold a new one back: observing a future of the chain
+    /// whose observers have all run is not held up by another future still delivering.
+    @Test func anObserverOfAFutureWhoseObserversHaveRunIsNotHeldUpByTheChain() async {
+        let promise = Promise<Int>()
+        let mapped = promise.future.map { $0 + 1 }
+        let blocking = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        mapped.observe { _ in
+            blocking.signal()
+            release.wait()
+        }
+        DispatchQueue.global().async { promise.succeed(1) }
+        blocking.wait()  // `mapped`'s observer runs, on the completing thread
+        let log = Log<Int>()
+        promise.future.observe { log.append($0.futureTestValue ?? -1) }
+        #expect(log.values == [1], "ran at once: the source's own observers had all run")
+        release.signal()
+    }
+
     @Test func anObserverRegisteredByAnEarlierObserverRunsAfterTheRest() {
         let promise = Promise<Int>()
         let log = Log<String>()
