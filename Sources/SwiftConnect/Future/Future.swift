@@ -20,8 +20,8 @@ import Foundation
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {
-    // @unchecked Sendable: the mutable state is `state`, `isSettled` and `isDelivering`, written
-    // only while `lock` is held and read under it — but for observers reading a completed
+    // @unchecked Sendable: the mutable state is `state` and the flags beside it (`isSettled`,
+    // `isDelivering`, `hasObserver`), written only while `lock` is held and read under it — but for observers reading a completed
     // `state`, which is never written again (see `outcome`) — or, for a future born completed
     // (`lock == nil`), never written after `init`; and `responseSource`, written before the future
     // completes and read only after (see its comment).
@@ -55,6 +55,9 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// Whether the thread that completed this future (with no callback queue) is still running the
     /// observers it had then: a delivery (``delivering(_:)``). Guarded by `lock`.
     @usableFromInline @exclusivity(unchecked) var isDelivering = false
+    /// Whether an observer of the caller's (``observe(_:)``) was registered while the future was
+    /// pending: only then is its completion a delivery. Guarded by `lock`.
+    @usableFromInline @exclusivity(unchecked) var hasObserver = false
     // Unchecked exclusivity: `lock` already serialises every access.
     @usableFromInline @exclusivity(unchecked) var state: State
     /// For the body of a response, the response's future, so that a decoding failure can carry
@@ -177,7 +180,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// - Returns: This future, so several observers can be chained.
     @discardableResult @inlinable
     public func observe(_ callback: @escaping @Sendable (Result<Value, any Error>) -> Void) -> Future<Value> {
-        register(on: callbackQueue) { [self] in
+        register(on: callbackQueue, isObserver: true) { [self] in
             callback(outcome)
             return .empty
         }
@@ -285,10 +288,12 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// lock held.
     ///
     /// A future with a callback queue needs none of this: its observers go to the queue in the
-    /// locked step that completes it, and a later one is queued behind them.
+    /// locked step that completes it, and a later one is queued behind them. Nor does one with
+    /// only the library's own steps (a `map`'s, an `await`'s): those are no observers whose order
+    /// anyone sees, and a chain of them is then spared a lock round trip per link.
     @inlinable
     func delivering(_ work: WorkList) -> WorkList {
-        guard callbackQueue == nil, !work.isEmpty, lock != nil else { return work }
+        guard callbackQueue == nil, hasObserver, !work.isEmpty, lock != nil else { return work }
         isDelivering = true
         var work = work
         work.delivery = self
@@ -314,15 +319,17 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     /// thread still runs the observers registered before (``isDelivering``), which is kept and
     /// runs there, after them. The observer reads the result from ``outcome``.
     @inlinable
-    func register(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) {
-        registerReturningWork(on: queue, body).drain()
+    func register(on queue: DispatchQueue?, isObserver: Bool = false, _ body: @escaping @Sendable () -> WorkList) {
+        registerReturningWork(on: queue, isObserver: isObserver, body).drain()
     }
 
     /// Adds an observer; if the future has already completed, returns the observer's call as work
     /// for the caller's drain loop instead of running it (so chains of completed futures iterate),
     /// or, bound for no queue while a delivery of the chain is in progress, keeps it for after.
     @inlinable
-    func registerReturningWork(on queue: DispatchQueue?, _ body: @escaping @Sendable () -> WorkList) -> WorkList {
+    func registerReturningWork(
+        on queue: DispatchQueue?, isObserver: Bool = false, _ body: @escaping @Sendable () -> WorkList
+    ) -> WorkList {
         let item = WorkList.Item(queue: queue, run: body)
         let added: Bool = withState { state in
             guard case .pending(var observers, let onCancel) = state else {
@@ -333,6 +340,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
             }
             state = .pending(observers: .empty, onCancel: nil)  // keep `observers` uniquely referenced
             observers.append(item)
+            if isObserver { hasObserver = true }
             state = .pending(observers: observers, onCancel: onCancel)
             if queue != nil { lock?.noteObserverOnQueue() }
             return true
