@@ -282,10 +282,9 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     }
 
     /// `work`, the observers this future hands to the completing thread as it completes, made a
-    /// delivery when the future has no callback queue: until the last of them has returned
-    /// (``WorkList/drain(on:)`` calls ``finishDelivery()``), an observer registered on this future
-    /// waits behind them, in order, instead of running at once on its own thread. Call it with the
-    /// lock held.
+    /// delivery when the future has no callback queue: until they have run (a last item calls
+    /// ``finishDelivery()``), an observer registered on this future waits behind them, in order,
+    /// instead of running at once on its own thread. Call it with the lock held.
     ///
     /// A future with a callback queue needs none of this: its observers go to the queue in the
     /// locked step that completes it, and a later one is queued behind them. Nor does one with
@@ -296,8 +295,14 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
         guard callbackQueue == nil, hasObserver, !work.isEmpty, lock != nil else { return work }
         isDelivering = true
         var work = work
-        work.delivery = self
+        work.append(deliveryEnd)
         return work
+    }
+
+    /// The item that ends a delivery of this future, run after its observers.
+    @usableFromInline
+    var deliveryEnd: WorkList.Item {
+        WorkList.Item(queue: nil) { [self] in finishDelivery() }
     }
 
     /// Fails the future with ``ConnectError/abandoned`` if it is still pending: what a ``Promise``
@@ -356,7 +361,10 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
     }
 }
 
-extension Future: DeliveringFuture {
+extension Future {
+    /// Ends this future's delivery (``delivering(_:)``): returns the observers kept meanwhile, if
+    /// any, as a delivery of their own, so that one registered while they run waits behind them
+    /// in turn.
     @usableFromInline
     func finishDelivery() -> WorkList {
         guard let lock else { return WorkList() }
@@ -367,10 +375,8 @@ extension Future: DeliveringFuture {
             isDelivering = false
             return WorkList()
         }
-        // Still delivering: the kept observers are a delivery of their own, so that one registered
-        // while they run waits behind them in turn.
         var work = WorkList(items: kept)
-        work.delivery = self
+        work.append(deliveryEnd)
         return work
     }
 }
@@ -411,8 +417,7 @@ enum CancelTarget: Sendable {
     /// sent to it as each future is cancelled; the others run after the walk.
     @usableFromInline
     func cancel() {
-        // One list per future: each may be a delivery of its own, ended when it has run.
-        var work: [WorkList] = []
+        var work = WorkList()
         var actions: [@Sendable () -> Void] = []
         var target: CancelTarget? = self
         while let current = target {
@@ -422,12 +427,12 @@ enum CancelTarget: Sendable {
                 actions.append(action)
             case .future(let future):
                 if let (produced, next) = future.cancelStep() {
-                    if !produced.isEmpty { work.append(produced) }
+                    work.append(produced)
                     target = next
                 }
             }
         }
-        for list in work { list.drain() }
+        work.drain()
         for action in actions { action() }
     }
 }

@@ -37,12 +37,6 @@ struct WorkList: Sendable {
 
     private var items = Items.none
 
-    /// The future whose delivery this list is, if it is one (``Future/delivering(_:)``): once its
-    /// last item has returned, ``drain(on:)`` ends the delivery and runs the observers of that
-    /// future kept meanwhile.
-    @usableFromInline
-    var delivery: (any DeliveringFuture)?
-
     /// A list with no work.
     @usableFromInline
     static var empty: WorkList { WorkList() }
@@ -112,6 +106,14 @@ struct WorkList: Sendable {
             all.append(item)
             items = .many(all)
         }
+    }
+
+    mutating func append(_ other: WorkList) {
+        if isEmpty {
+            self = other
+            return
+        }
+        for index in 0..<other.count { append(other[index]) }
     }
 
     /// Sends the items bound for a queue to their queues, in order (consecutive ones together),
@@ -188,10 +190,14 @@ struct WorkList: Sendable {
                 continue
             }
             let item = list[index]
-            var produced = WorkList()
             if item.queue == nil || item.queue === current {
                 index += 1
-                produced = item.run()
+                let produced = item.run()
+                if !produced.isEmpty {
+                    if index < list.count { interrupted.append((list, index)) }
+                    list = produced
+                    index = 0
+                }
             } else {
                 let target = item.queue
                 var hop = WorkList()
@@ -200,17 +206,6 @@ struct WorkList: Sendable {
                     index += 1
                 }
                 hop.send(to: target)
-            }
-            // A delivery is over once its last item has returned: the observers kept meanwhile
-            // run next, after the work that item produced.
-            let kept = index == list.count ? list.delivery?.finishDelivery() ?? WorkList() : WorkList()
-            guard !produced.isEmpty || !kept.isEmpty else { continue }
-            if index < list.count { interrupted.append((list, index)) }
-            if produced.isEmpty {
-                (list, index) = (kept, 0)
-            } else {
-                if !kept.isEmpty { interrupted.append((kept, 0)) }
-                (list, index) = (produced, 0)
             }
         }
     }
@@ -254,13 +249,4 @@ enum DrainingQueue {
     static var current: DispatchQueue? {
         mark.current.map { Unmanaged<DispatchQueue>.fromOpaque($0).takeUnretainedValue() }
     }
-}
-
-/// A future that hands the observers it had when it completed to the completing thread as a
-/// delivery (``Future/delivering(_:)``).
-@usableFromInline
-protocol DeliveringFuture: AnyObject, Sendable {
-    /// Ends the delivery, when its last observer has returned; returns the observers registered
-    /// meanwhile, kept until now, as a delivery of their own (empty if there are none).
-    func finishDelivery() -> WorkList
 }

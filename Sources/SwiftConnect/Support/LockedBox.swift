@@ -101,13 +101,20 @@ struct StateLock: @unchecked Sendable {
     // while the lock is held.
     private let storage = LockedStorage<Chain>.make(Chain())
 
-    /// What a chain keeps under its lock besides its futures' states.
+    /// What a chain keeps under its lock besides its futures' states: plain values, so that the
+    /// storage has nothing to destroy.
     struct Chain {
         var hasObserverOnQueue = false
         /// Observers bound for no queue, registered on completed futures of the chain while the
         /// thread that completed them still ran their earlier observers (``Future/isDelivering``),
-        /// each with its future: they run, in order, once that future's delivery is over.
-        var kept: [(future: ObjectIdentifier, item: WorkList.Item)] = []
+        /// each with its future; allocated only when there are any, and freed when the last is
+        /// taken.
+        var kept: Unmanaged<KeptObservers>? = nil
+    }
+
+    /// The observers ``Chain/kept`` holds.
+    final class KeptObservers {
+        var items: [(future: ObjectIdentifier, item: WorkList.Item)] = []
     }
 
     /// Creates an unlocked lock.
@@ -145,15 +152,24 @@ struct StateLock: @unchecked Sendable {
     /// (``takeKept(for:)``). Call it with the lock held.
     @usableFromInline
     func keep(_ item: WorkList.Item, for future: ObjectIdentifier) {
-        storage.withUnsafeMutablePointerToHeader { $0.pointee.kept.append((future, item)) }
+        storage.withUnsafeMutablePointerToHeader { chain in
+            let kept = chain.pointee.kept ?? Unmanaged.passRetained(KeptObservers())
+            chain.pointee.kept = kept
+            kept.takeUnretainedValue().items.append((future, item))
+        }
     }
 
     /// Removes and returns the observers kept for `future`, in order. Call it with the lock held.
     func takeKept(for future: ObjectIdentifier) -> [WorkList.Item] {
         storage.withUnsafeMutablePointerToHeader { chain in
-            guard !chain.pointee.kept.isEmpty else { return [] }
-            let items = chain.pointee.kept.filter { $0.future == future }.map(\.item)
-            if !items.isEmpty { chain.pointee.kept.removeAll { $0.future == future } }
+            guard let kept = chain.pointee.kept else { return [] }
+            let box = kept.takeUnretainedValue()
+            let items = box.items.filter { $0.future == future }.map(\.item)
+            box.items.removeAll { $0.future == future }
+            if box.items.isEmpty {
+                chain.pointee.kept = nil
+                kept.release()
+            }
             return items
         }
     }

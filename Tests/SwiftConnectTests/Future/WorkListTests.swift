@@ -36,6 +36,31 @@ struct WorkListTests {
         #expect(!WorkList(items: [item { .empty }]).isEmpty)
     }
 
+    @Test func appendKeepsTheOrderOfBothLists() {
+        let log = Log<Int>()
+        var list = WorkList(items: [
+            item {
+                log.append(1)
+                return .empty
+            }
+        ])
+        list.append(
+            WorkList(items: [
+                item {
+                    log.append(2)
+                    return .empty
+                },
+                item {
+                    log.append(3)
+                    return .empty
+                },
+            ]))
+        var fromEmpty = WorkList.empty
+        fromEmpty.append(list)
+        fromEmpty.drain()
+        #expect(log.values == [1, 2, 3])
+    }
+
     @Test func drainRunsEveryItemOnceInOrder() {
         let log = Log<Int>()
         WorkList(
