@@ -160,6 +160,20 @@ struct FutureStressTests {
     static let futuresPerCancelRound = 20_000
     static let cancelBudget: UInt64 = 1_000_000_000
 
+    /// Whether some of `records` (one per future) are not `0..<perFuture`, the order their
+    /// observers were registered in; records an issue naming the round if so.
+    static func recordedOutOfOrder(_ records: [Recorder<Int>], perFuture: Int, round: Int) -> Bool {
+        let wrong = records.indices.filter { records[$0].values != Array(0..<perFuture) }
+        guard !wrong.isEmpty else { return false }
+        Issue.record(
+            """
+            round \(round): \(wrong.count) of \(records.count) futures ran their observers out of order, \
+            e.g. \(wrong.first.map { records[$0].values } ?? [])
+            """
+        )
+        return true
+    }
+
     /// Whether the time budget that started at `start` (uptime nanoseconds) is spent.
     static func budgetSpent(since start: UInt64) -> Bool {
         DispatchTime.now().uptimeNanoseconds - start >= cancelBudget
@@ -273,16 +287,7 @@ struct FutureStressTests {
                 }
             }
             queue.sync {}  // every observer has been handed to the queue; let them all run
-            let wrong = records.indices.filter { records[$0].values != Array(0..<perFuture) }
-            guard wrong.isEmpty else {
-                Issue.record(
-                    """
-                    round \(round): \(wrong.count) of \(count) futures ran their observers out of order, \
-                    e.g. \(wrong.first.map { records[$0].values } ?? [])
-                    """
-                )
-                return
-            }
+            if Self.recordedOutOfOrder(records, perFuture: perFuture, round: round) { return }
             if Self.budgetSpent(since: start) { return }
         }
     }
@@ -311,16 +316,7 @@ struct FutureStressTests {
                     }
                 }
             }
-            let wrong = records.indices.filter { records[$0].values != Array(0..<perFuture) }
-            guard wrong.isEmpty else {
-                Issue.record(
-                    """
-                    round \(round): \(wrong.count) of \(count) futures ran their observers out of order, \
-                    e.g. \(wrong.first.map { records[$0].values } ?? [])
-                    """
-                )
-                return
-            }
+            if Self.recordedOutOfOrder(records, perFuture: perFuture, round: round) { return }
             if Self.budgetSpent(since: start) { return }
         }
     }
@@ -353,16 +349,7 @@ struct FutureStressTests {
             // Twice: the trigger's block sends the cancelled future's observers to the queue.
             for queue in queues { queue.sync {} }
             for queue in queues { queue.sync {} }
-            let wrong = records.indices.filter { records[$0].values != Array(0..<perFuture) }
-            guard wrong.isEmpty else {
-                Issue.record(
-                    """
-                    round \(round): \(wrong.count) of \(count) cancelled futures ran their observers out of \
-                    order, e.g. \(wrong.first.map { records[$0].values } ?? [])
-                    """
-                )
-                return
-            }
+            if Self.recordedOutOfOrder(records, perFuture: perFuture, round: round) { return }
             if Self.budgetSpent(since: start) { return }
         }
     }
