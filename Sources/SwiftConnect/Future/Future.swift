@@ -21,10 +21,10 @@ import Foundation
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {
     // @unchecked Sendable: the mutable state is `state` and the flags beside it (`isSettled`,
-    // `isDelivering`, `hasObserver`), written only while `lock` is held and read under it — but for observers reading a completed
-    // `state`, which is never written again (see `outcome`) — or, for a future born completed
-    // (`lock == nil`), never written after `init`; and `responseSource`, written before the future
-    // completes and read only after (see its comment).
+    // `isDelivering`, `hasObserver`), written only while `lock` is held and read under it — but
+    // for observers reading a completed `state`, which is never written again (see `outcome`) —
+    // or, for a future born completed (`lock == nil`), never written after `init`; and
+    // `responseSource`, written before the future completes and read only after (see its comment).
     //
     // The hot path — creating, chaining, observing, completing and awaiting — is `@inlinable`, with
     // `@usableFromInline` internals, as swift-nio does for `EventLoopFuture`: a `Future<Todo>` is
@@ -330,7 +330,7 @@ public final class Future<Value: Sendable>: @unchecked Sendable {
 
     /// Adds an observer; if the future has already completed, returns the observer's call as work
     /// for the caller's drain loop instead of running it (so chains of completed futures iterate),
-    /// or, bound for no queue while a delivery of the chain is in progress, keeps it for after.
+    /// or, bound for no queue while this future's delivery is in progress, keeps it for after.
     @inlinable
     func registerReturningWork(
         on queue: DispatchQueue?, isObserver: Bool = false, _ body: @escaping @Sendable () -> WorkList

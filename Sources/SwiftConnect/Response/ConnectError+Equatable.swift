@@ -56,7 +56,7 @@ extension ConnectError: Equatable {
             return left.domain == right.domain && left.code == right.code
         }
         guard ObjectIdentifier(type(of: left)) == ObjectIdentifier(type(of: right)) else { return false }
-        // Through `Any`, as above: from `any Error`, the compiler takes the cast to succeed always.
+        // Through `Any`: from `any Error`, the compiler takes the cast to succeed always (by NSError).
         if let left = (left as Any) as? any Equatable { return left.isEqual(to: right) }
         return String(describing: left) == String(describing: right)
     }
