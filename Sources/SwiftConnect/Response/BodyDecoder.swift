@@ -267,6 +267,12 @@ private struct KeyPathBox<T: Decodable>: Decodable {
             if Self.key(whole, in: object) != nil { components = [whole] }
         }
         for component in components {
+            // A `null` on the way (the body itself, or an element of an array) ends the walk, as a
+            // `null` under a key does.
+            if let single = try? current.singleValueContainer(), single.decodeNil() {
+                outcome = .null(path: walked.isEmpty ? nil : walked.joined(separator: "."))
+                return
+            }
             if let index = Int(component), var array = try? current.unkeyedContainer() {
                 guard index >= 0, array.count.map({ index < $0 }) ?? true else {
                     outcome = .missing("index \(index) out of range at \(location())", path: path(to: component))

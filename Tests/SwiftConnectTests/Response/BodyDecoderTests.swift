@@ -410,6 +410,21 @@ struct DecodedIfPresentTests {
         #expect(decodingFailure(Fixtures.error(of: result)) != nil)
     }
 
+    /// A `null` on the way is `nil` wherever it is: under a key, the body itself, an element.
+    @Test(arguments: [(#"{"a":null}"#, "a.b"), (#"[null]"#, "0.b"), ("null", "a"), (#"{"a":[null]}"#, "a.0.b")])
+    func aNullOnTheWayGivesNil(body: String, keyPath: String) async throws {
+        let present = try await connect(body: body).request(TestConnector())
+            .decodedIfPresent(toType: Int.self, keyPath: keyPath).value
+        #expect(present == nil)
+        let optional = try await connect(body: body).request(TestConnector())
+            .decoded(toType: Int?.self, keyPath: keyPath).value
+        #expect(optional == nil)
+        let required = await connect(body: body).request(TestConnector())
+            .decoded(toType: Int.self, keyPath: keyPath).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: required)))
+        #expect(failure.reason.contains("null"), "reason: \(failure.reason)")
+    }
+
     @Test func indexPastTheEndOfAnArrayIsMissing() async throws {
         let todo = try await connect(body: #"{"list":[{"id":1,"title":"one"}]}"#)
             .request(TestConnector()).decodedIfPresent(toType: Todo.self, keyPath: "list.5").value
