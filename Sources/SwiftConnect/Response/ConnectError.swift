@@ -139,16 +139,15 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
     ///
     /// A Swift error of a transport's own (a `StubTransport` closure's) that is no
     /// `LocalizedError` has no localized description ("The operation could not be completed.
-    /// (MyApp.Offline error 1.)"): its `description` is used, where it has one. Foundation's
-    /// errors keep their localized description: their `description` lists their `userInfo`, URLs
-    /// unredacted.
+    /// (MyApp.Offline error 1.)"): its `description` is used, or, with none, what Swift prints
+    /// for it (`Offline()`). Foundation's errors keep their localized description: their
+    /// `description` lists their `userInfo`, URLs unredacted.
     static func transportDescription(of error: any Error) -> String {
         guard let urlError = URLError.bridged(error), urlError.userInfo[NSLocalizedDescriptionKey] == nil else {
             // Through `Any`: from `any Error`, the compiler takes the cast to succeed always (by NSError).
-            if !(error is LocalizedError), !(error is CustomNSError), !(type(of: error) is NSError.Type),
-                let described = (error as Any) as? CustomStringConvertible
-            {
-                return described.description
+            if !(error is LocalizedError), !(error is CustomNSError), !(type(of: error) is NSError.Type) {
+                // Its `description`, or with none, what Swift prints for it (`Offline()`).
+                return String(describing: error)
             }
             return error.localizedDescription
         }

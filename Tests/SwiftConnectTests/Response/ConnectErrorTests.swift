@@ -149,6 +149,15 @@ struct ConnectErrorTests {
         #expect(error.localizedDescription == "Transport error: the device is offline")
     }
 
+    /// An error of your own with no description is shown as Swift prints it, not as "The
+    /// operation could not be completed".
+    @Test func aTransportErrorOfYourOwnWithoutADescriptionIsShownAsSwiftPrintsIt() async throws {
+        struct Offline: Error {}
+        let connect = makeConnect(transport: StubTransport { _ in throw Offline() })
+        let error = try #require(Fixtures.error(of: await connect.request(TestConnector()).asyncResult))
+        #expect(error.localizedDescription == "Transport error: Offline()")
+    }
+
     /// Foundation's errors keep their localized description: their `description` lists their
     /// `userInfo`, the failing URL unredacted.
     @Test func aFoundationErrorIsDescribedByItsLocalizedDescription() {
