@@ -320,7 +320,7 @@ func describe(_ error: Error) -> String {
     case .unacceptableStatus(let response, let message):
         return "HTTP \(response.statusCode): \(message ?? "no message")"
     case .decoding(let failure):
-        return "bad payload at \(failure.keyPath ?? "top level"): \(failure.reason)"
+        return "bad payload at \(failure.codingPath ?? "top level"): \(failure.reason)"
     default:
         return error.description
     }
