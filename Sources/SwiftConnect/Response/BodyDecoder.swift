@@ -41,9 +41,7 @@ enum BodyDecoder {
         if T.self == Empty.self, let empty = Empty() as? T { return empty }
         if isBlank(data) {
             // An optional type decodes a body with nothing in it (a `204`) as `nil`, as it does `null`.
-            if keyPath == nil, let optional = T.self as? any NullDecodable.Type, let none = optional.decodedNull as? T {
-                return none
-            }
+            if keyPath == nil, let none = nullValue(of: T.self) { return none }
             throw failure(
                 type, keyPath: keyPath,
                 reason: "the response body is empty (use Empty for bodiless responses, or decodedIfPresent)",
@@ -70,7 +68,7 @@ enum BodyDecoder {
                 underlying: nil, response: response)
         case .null(let path):
             // An optional type decodes `null` as `nil`, as JSONDecoder does.
-            if let optional = T.self as? any NullDecodable.Type, let none = optional.decodedNull as? T { return none }
+            if let none = nullValue(of: T.self) { return none }
             let reason = keyPath == nil ? "the body is null" : "the value at the key path is null"
             throw failure(type, keyPath: keyPath, codingPath: path, reason: reason, underlying: nil, response: response)
         }
@@ -98,6 +96,13 @@ enum BodyDecoder {
             return value
         }
         return nil
+    }
+
+    /// What `null` decodes to as `type`, when it is an optional type (its `nil`); `nil` when it is
+    /// not.
+    private static func nullValue<T>(of type: T.Type) -> T? {
+        guard let optional = T.self as? any NullDecodable.Type else { return nil }
+        return optional.decodedNull as? T
     }
 
     private static func isBlank(_ data: Data) -> Bool {
@@ -257,7 +262,8 @@ private struct KeyPathBox<T: Decodable>: Decodable {
     init(from decoder: any Decoder) throws {
         var current = decoder
         var walked: [String] = []
-        func location() -> String { walked.isEmpty ? "the top level" : "'\(walked.joined(separator: "."))'" }
+        func walkedPath() -> String? { walked.isEmpty ? nil : walked.joined(separator: ".") }
+        func location() -> String { walkedPath().map { "'\($0)'" } ?? "the top level" }
         func path(to component: String) -> String { (walked + [component]).joined(separator: ".") }
         var components = BodyDecoder.keyPath
         // A top-level key with dots in its name (`"user.name"`) is found as it is, as
@@ -267,10 +273,10 @@ private struct KeyPathBox<T: Decodable>: Decodable {
             if Self.key(whole, in: object) != nil { components = [whole] }
         }
         for component in components {
-            // A `null` on the way (the body itself, or an element of an array) ends the walk, as a
-            // `null` under a key does.
+            // A `null` on the way ends the walk, wherever it is: the body itself, the value under a
+            // key, an element of an array.
             if let single = try? current.singleValueContainer(), single.decodeNil() {
-                outcome = .null(path: walked.isEmpty ? nil : walked.joined(separator: "."))
+                outcome = .null(path: walkedPath())
                 return
             }
             if let index = Int(component), var array = try? current.unkeyedContainer() {
@@ -286,10 +292,6 @@ private struct KeyPathBox<T: Decodable>: Decodable {
                     outcome = .missing("key '\(component)' not found at \(location())", path: path(to: component))
                     return
                 }
-                if try object.decodeNil(forKey: key) {
-                    outcome = .null(path: path(to: component))
-                    return
-                }
                 current = try object.superDecoder(forKey: key)
             }
             walked.append(component)
@@ -297,7 +299,7 @@ private struct KeyPathBox<T: Decodable>: Decodable {
         let single = try current.singleValueContainer()
         outcome =
             single.decodeNil()
-            ? .null(path: walked.isEmpty ? nil : walked.joined(separator: ".")) : .value(try single.decode(T.self))
+            ? .null(path: walkedPath()) : .value(try single.decode(T.self))
     }
 
     /// The key as written in the JSON, or, when the decoder converts snake_case keys, as converted.
