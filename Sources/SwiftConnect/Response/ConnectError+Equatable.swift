@@ -50,8 +50,9 @@ extension ConnectError: Equatable {
     static func sameError(_ left: any Error, _ right: any Error) -> Bool {
         // Before the types: FoundationNetworking reports a failure as an `NSError` of
         // `NSURLErrorDomain`, which is the `URLError` of that code all the same.
-        if isFoundationError(left) || isFoundationError(right) {
-            guard isFoundationError(left), isFoundationError(right) else { return false }
+        let (leftIsFoundation, rightIsFoundation) = (isFoundationError(left), isFoundationError(right))
+        if leftIsFoundation || rightIsFoundation {
+            guard leftIsFoundation, rightIsFoundation else { return false }
             let (left, right) = (left as NSError, right as NSError)
             return left.domain == right.domain && left.code == right.code
         }
