@@ -96,9 +96,10 @@ struct Pipeline: Sendable {
         }
     }
 
-    /// Adapts and sends `request` once. Credential headers go only to `credentialOrigin`, the
-    /// origin of the first request sent — the one the request was built for, or where the
-    /// adapters sent it — whatever adapters add after a retrier's `.redirect(to:)`. `nil` before
+    /// Adapts and sends `request` once. Credential headers, and credential query items the
+    /// adapters add, go only to `credentialOrigin`, the origin of the first request sent — the one
+    /// the request was built for, or where the adapters sent it — whatever adapters add after a
+    /// retrier's `.redirect(to:)`. `nil` before
     /// the first attempt, which sets it.
     private func attemptOnce(_ request: URLRequest, credentialOrigin: inout URL?) async
         -> (result: Result<Response, any Error>, response: Response?)
@@ -124,7 +125,7 @@ struct Pipeline: Sendable {
         if isCancelled { return (.failure(ConnectError.cancelled), nil) }
         if credentialOrigin == nil { credentialOrigin = adapted.url }
         adapted = RedirectSafety.removingCredentials(
-            from: adapted, unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
+            from: adapted, adaptedFrom: request, unlessSentTo: credentialOrigin, credentialHeaders: credentialHeaders)
         logger?.log(DebugDescription.curl(adapted, credentialHeaders: credentialHeaders))
         let response: Response
         do {

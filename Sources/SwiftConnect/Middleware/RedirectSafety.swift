@@ -89,11 +89,21 @@ enum RedirectSafety {
     /// Removes credential headers from `request` unless it goes to the same origin as `origin`,
     /// and a user and password in its URL (`https://user:password@host/`): URLSession sends those
     /// as an `Authorization: Basic` header.
+    ///
+    /// `adaptedFrom` is the request before the adapters ran, for a request they made: the query
+    /// items they added whose names say they carry a credential (`api_key`, `access_token`, …, the
+    /// rule headers go by) are removed too. Query items already in `adaptedFrom`'s URL stay: a
+    /// retrier chose that URL, a pre-signed one's signature included.
     static func removingCredentials(
-        from request: URLRequest, unlessSentTo origin: URL?, credentialHeaders: Set<String> = []
+        from request: URLRequest, adaptedFrom: URLRequest? = nil, unlessSentTo origin: URL?,
+        credentialHeaders: Set<String> = []
     ) -> URLRequest {
         guard !isSameOrigin(origin, request.url) else { return request }
         var request = request
+        if let adaptedFrom, let url = request.url {
+            request.url = removingQueryCredentials(
+                from: url, notIn: adaptedFrom.url, credentialHeaders: credentialHeaders)
+        }
         if let withoutUserInfo = request.url?.removingUserInfo { request.url = withoutUserInfo }
         let names = request.allHTTPHeaderFields?.keys.filter {
             isCredential($0, credentialHeaders: credentialHeaders)
@@ -102,6 +112,50 @@ enum RedirectSafety {
             request.setValue(nil, forHTTPHeaderField: name)
         }
         return request
+    }
+
+    /// `url` without the query items that are not in `original`'s query (counted, so a second
+    /// `key=value` added to one already there goes too) and whose names say they carry a
+    /// credential. Works on the text, as debug output's redaction does, so the items that stay
+    /// go out byte for byte as they were.
+    static func removingQueryCredentials(from url: URL, notIn original: URL?, credentialHeaders: Set<String>) -> URL {
+        let (head, query, fragment) = Self.split(url.absoluteString)
+        guard let query else { return url }
+        var kept: [String: Int] = [:]
+        if let original, let originalQuery = Self.split(original.absoluteString).query {
+            for field in originalQuery.split(separator: "&", omittingEmptySubsequences: false) {
+                kept[String(field), default: 0] += 1
+            }
+        }
+        var removed = false
+        let fields = query.split(separator: "&", omittingEmptySubsequences: false).filter { field in
+            if let count = kept[String(field)], count > 0 {
+                kept[String(field)] = count - 1
+                return true
+            }
+            let name = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let isCredential = DebugDescription.isSensitive(
+                name: name.removingPercentEncoding ?? String(name), credentialHeaders: credentialHeaders)
+            removed = removed || isCredential
+            return !isCredential
+        }
+        guard removed else { return url }
+        let text = head + (fields.isEmpty ? "" : "?" + fields.joined(separator: "&")) + fragment
+        // Fewer pieces of a URL that parsed parse again; should one not, no query goes rather
+        // than the credential.
+        return URL(string: text) ?? URL(string: head + fragment) ?? url
+    }
+
+    /// A URL's text before its query, its query (without `?`), and its fragment (with `#`).
+    private static func split(_ text: String) -> (head: String, query: String?, fragment: String) {
+        var head = Substring(text)
+        var fragment = ""
+        if let hash = head.firstIndex(of: "#") {
+            fragment = String(head[hash...])
+            head = head[..<hash]
+        }
+        guard let question = head.firstIndex(of: "?") else { return (String(head), nil, fragment) }
+        return (String(head[..<question]), String(head[head.index(after: question)...]), fragment)
     }
 
     /// Whether two URLs share scheme, host and port (default ports made explicit).

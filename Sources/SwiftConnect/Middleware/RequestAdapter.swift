@@ -68,9 +68,10 @@ public enum RetryResult: Sendable {
     /// Send the request again after `delay` seconds.
     case retryWithDelay(TimeInterval)
     /// Send the same request to another URL (the Decree-style error handler's "redirect"). The
-    /// adapters run again, but credential headers — theirs included — and a user and password in
-    /// the URL are only ever sent to the origin the first request went to: the one it was built
-    /// for, or the one the adapters moved it to. A URL that is not an
+    /// adapters run again, but credential headers — theirs included —, credential query items they
+    /// add (`api_key`, `access_token`, …) and a user and password in the URL are only ever sent to
+    /// the origin the first request went to: the one it was built for, or the one the adapters
+    /// moved it to. The query of the URL given here goes as it is. A URL that is not an
     /// absolute `http` or `https` URL with a host fails the request with
     /// ``InvalidRequestReason/unsupportedURL(_:)``, and nothing more is sent.
     case redirect(to: URL)

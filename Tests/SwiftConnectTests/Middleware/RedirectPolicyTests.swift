@@ -488,6 +488,69 @@ struct RetrierRedirectTests {
         #expect(sent[1].value(forHTTPHeaderField: "X-Trace") == "t-1")
     }
 
+    /// Appends `items` (name, value) to every request's query, as an API-key adapter does.
+    private func appendingQuery(_ items: [(String, String)]) -> ClosureAdapter {
+        ClosureAdapter { request in
+            var request = request
+            var components = URLComponents(url: request.url!, resolvingAgainstBaseURL: false)!
+            components.queryItems = (components.queryItems ?? []) + items.map { URLQueryItem(name: $0.0, value: $0.1) }
+            request.url = components.url
+            return request
+        }
+    }
+
+    /// A key an adapter appends to the query is a credential as a header is: it stays with the
+    /// origin of the first request. The adapter's other items go along, and so do the items of
+    /// the URL the retrier chose — a pre-signed URL's signature, a key the retrier put there.
+    @Test func aCredentialAnAdapterAddsToTheQueryStaysWithItsOrigin() async throws {
+        let transport = primaryDown()
+        let middleware = ConnectMiddleware(
+            adapters: [appendingQuery([("api_key", "SECRET"), ("trace", "t1"), ("access_token", "T")])],
+            retriers: [redirecting(to: "https://mirror.test/items?sig=abc&api_key=MIRROR#top")])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        #expect(
+            transport.requests.map { $0.url?.absoluteString } == [
+                "http://api.test/items?api_key=SECRET&trace=t1&access_token=T",
+                "https://mirror.test/items?sig=abc&api_key=MIRROR&trace=t1#top",
+            ])
+    }
+
+    /// Only what the adapters added goes: an item the retrier's URL has already is sent once, and a
+    /// query left empty goes, `?` and all.
+    @Test func onlyTheCredentialsTheAdaptersAddedLeaveTheQuery() async throws {
+        let transport = RecordingTransport { request in
+            request.url?.host == "other.test" ? Fixtures.json("{}") : Fixtures.json("{}", status: 503)
+        }
+        let middleware = ConnectMiddleware(
+            adapters: [appendingQuery([("token", "a b")])],
+            retriers: [
+                ClosureRetrier { attempt in
+                    switch attempt.number {
+                    case 1: return .redirect(to: URL(string: "https://mirror.test/items?token=a%20b")!)
+                    case 2: return .redirect(to: URL(string: "https://other.test/items")!)
+                    default: return .doNotRetry
+                    }
+                }
+            ])
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        #expect(
+            transport.requests.map { $0.url?.absoluteString } == [
+                "http://api.test/items?token=a%20b",
+                "https://mirror.test/items?token=a%20b",
+                "https://other.test/items",
+            ])
+    }
+
+    /// On the origin the first request went to, the adapters' query goes out whole.
+    @Test func aCredentialAnAdapterAddsToTheQueryGoesAlongOnTheSameOrigin() async throws {
+        let transport = primaryDown()
+        let middleware = ConnectMiddleware(
+            adapters: [appendingQuery([("api_key", "SECRET")])], retriers: [redirecting(to: "http://api.test/v2/items")]
+        )
+        _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
+        #expect(transport.requests.last?.url?.absoluteString == "http://api.test/v2/items?api_key=SECRET")
+    }
+
     /// An adapter that moves every request (an `https` upgrade, a staging host) is the caller's
     /// own choice of origin: the credentials go there, the connector's and the adapters' alike.
     @Test func credentialsGoWhereTheAdaptersSendTheFirstRequest() async throws {
