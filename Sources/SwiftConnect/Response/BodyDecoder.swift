@@ -105,7 +105,7 @@ enum BodyDecoder {
         return optional.decodedNull as? T
     }
 
-    private static func isBlank(_ data: Data) -> Bool {
+    static func isBlank(_ data: Data) -> Bool {
         firstSignificantByte(of: data) == nil
     }
 

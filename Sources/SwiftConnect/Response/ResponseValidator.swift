@@ -85,7 +85,20 @@ public struct ResponseValidator: Sendable {
         validate: @escaping @Sendable (Basic) throws -> Void = { _ in }
     ) -> ResponseValidator {
         ResponseValidator(decoding: { response, configured in
-            try validate(try response.decoded(toType: Basic.self, decoder: decoder ?? configured))
+            let basic: Basic
+            do {
+                basic = try response.decoded(toType: Basic.self, decoder: decoder ?? configured)
+            } catch ConnectError.decoding(let failure) where BodyDecoder.isBlank(response.data) {
+                // The decoder's advice (`Empty`, `decodedIfPresent`) is for a call, not for a
+                // validator every response of the service meets.
+                throw ConnectError.decoding(
+                    DecodingFailure(
+                        type: failure.type, keyPath: nil, codingPath: nil,
+                        reason: "the response body is empty, and a basicResponse validator requires every body to "
+                            + "decode (give a connector whose responses have no body validators: [])",
+                        underlyingError: nil, response: failure.response))
+            }
+            try validate(basic)
         })
     }
 }

@@ -151,6 +151,27 @@ struct ResponseValidatorTests {
             #expect(failure.type.contains("Envelope"))
         }
     }
+
+    /// An empty body (a `204`, a `HEAD`) fails with advice for a validator: the decoder's own
+    /// (`Empty`, `decodedIfPresent`) is for a call, and does not help here.
+    @Test func basicResponseOnAnEmptyBodySaysHowToExemptAConnector() {
+        let validator = ResponseValidator.basicResponse(Envelope.self)
+        for body in ["", " \n"] {
+            do {
+                try validator.validate(Fixtures.response(status: 204, body: body))
+                Issue.record("expected a decoding error")
+            } catch {
+                guard case .decoding(let failure)? = error as? ConnectError else {
+                    Issue.record("expected ConnectError.decoding, got \(error)")
+                    continue
+                }
+                #expect(failure.type.contains("Envelope"))
+                #expect(failure.reason.contains("validators: []"))
+                #expect(!failure.reason.contains("decodedIfPresent"))
+                #expect(failure.response?.statusCode == 204)
+            }
+        }
+    }
 }
 
 // MARK: - Through Connect
