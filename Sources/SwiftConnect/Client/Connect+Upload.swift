@@ -166,6 +166,7 @@ extension Connect {
         files: [File]?, to connector: Connector, options: UploadOptions, debugResponse: Bool,
         reporter: UploadProgressReporter?
     ) -> Future<Response> {
+        let debugResponse = debugResponse || configuration.debugResponses
         let request: URLRequest
         let body: UploadBody
         let multipart: MultipartFormData

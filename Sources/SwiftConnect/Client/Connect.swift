@@ -81,9 +81,11 @@ public final class Connect: Sendable {
     /// - Parameters:
     ///   - request: The connector to call.
     ///   - debugResponse: Logs the request as a cURL command (credentials redacted), then the
-    ///     status, the elapsed time and the pretty-printed body, through the configuration's logger.
+    ///     status, the elapsed time and the pretty-printed body, through the configuration's logger
+    ///     (as every request does when the configuration's `debugResponses` is on).
     /// - Returns: A future of the body, on the configuration's callback queue.
     public func request(_ request: Connector, debugResponse: Bool = false) -> Future<Data> {
+        let debugResponse = debugResponse || configuration.debugResponses
         let built: URLRequest
         do {
             built = try urlRequest(for: request)
@@ -108,6 +110,7 @@ public final class Connect: Sendable {
     ///   - debugResponse: Logs the request and response (see ``request(_:debugResponse:)``).
     /// - Returns: A future of the response, on the configuration's callback queue.
     public func response(_ connector: Connector, debugResponse: Bool = false) -> Future<Response> {
+        let debugResponse = debugResponse || configuration.debugResponses
         let request: URLRequest
         do {
             request = try urlRequest(for: connector)

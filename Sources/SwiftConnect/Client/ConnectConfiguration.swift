@@ -45,8 +45,12 @@ public struct ConnectConfiguration: Sendable {
     /// configuration's own timeouts are held to the same rules, but as a session cannot fail a
     /// request, one that is NaN, zero or negative is replaced by URLSession's default there.
     public var timeoutInterval: TimeInterval?
-    /// Where `debugResponse: true` output goes. Debug output is off unless a request asks for it.
+    /// Where `debugResponse: true` output goes. Debug output is off unless a request asks for it,
+    /// or ``debugResponses`` turns it on for every request.
     public var logger: any ConnectLogger
+    /// Logs every request and its response, as `debugResponse: true` does for one (credentials
+    /// redacted, through ``logger``): the client-wide debug mode. `false` by default.
+    public var debugResponses: Bool
     /// Whether and how redirects are followed; ``RedirectPolicy/follow`` (up to ten) by default.
     public var redirectPolicy: RedirectPolicy
     /// Checks every successful response (a connector may replace them with its own).
@@ -78,6 +82,7 @@ public struct ConnectConfiguration: Sendable {
         defaultHeaders: [HTTPHeader] = [],
         timeoutInterval: TimeInterval? = nil,
         logger: any ConnectLogger = PrintLogger(),
+        debugResponses: Bool = false,
         redirectPolicy: RedirectPolicy = .follow,
         validators: [ResponseValidator] = [],
         sleep: @escaping @Sendable (TimeInterval) async throws -> Void = { seconds in
@@ -92,6 +97,7 @@ public struct ConnectConfiguration: Sendable {
         self.defaultHeaders = defaultHeaders
         self.timeoutInterval = timeoutInterval
         self.logger = logger
+        self.debugResponses = debugResponses
         self.redirectPolicy = redirectPolicy
         self.validators = validators
         self.sleep = sleep

@@ -561,6 +561,31 @@ struct ConnectDebugTests {
         #expect(logger.messages.isEmpty)
     }
 
+    /// The client-wide debug mode (Endpoints' `debug`): every request and upload is logged, the
+    /// ones that fail to build too, with credentials redacted as for `debugResponse: true`.
+    @Test func debugResponsesInTheConfigurationLogsEveryRequest() async throws {
+        let logger = CapturingLogger()
+        var configuration = ConnectConfiguration(logger: logger, debugResponses: true)
+        configuration.callbackQueue = DispatchQueue(label: "test.callbacks")
+        let connect = Connect(
+            configuration: configuration, transport: StubTransport { _ in Fixtures.json(#"{"id":1}"#) })
+        _ = try await connect.request(authorized).value
+        #expect(logger.messages.contains { $0.contains("curl") && $0.contains("http://127.0.0.1:9/todos") })
+        #expect(logger.messages.contains { $0.contains("200") })
+        let logged = logger.messages.count
+        _ = try await connect.response(TestConnector(endpoint: "/items")).value
+        #expect(logger.messages.dropFirst(logged).contains { $0.contains("http://127.0.0.1:9/items") })
+        _ = try await connect.upload(
+            files: [File(name: "a.txt", key: "file", mimeType: .txt, data: Data("x".utf8))],
+            to: TestConnector(endpoint: "/upload", method: .post, headers: authorized.headers)
+        )
+        .value
+        #expect(logger.messages.contains { $0.contains("multipart/form-data upload") })
+        _ = await connect.request(TestConnector(endpoint: "/{missing}")).asyncResult
+        #expect(logger.messages.last?.contains("missing") == true)
+        #expect(!logger.messages.joined().contains(Self.secret))
+    }
+
     @Test func debugResponseLogsACurlLineWithAuthorizationRedacted() async throws {
         let logger = CapturingLogger()
         _ = try await connect(logger: logger, reply: Fixtures.json(#"{"id":1}"#))
