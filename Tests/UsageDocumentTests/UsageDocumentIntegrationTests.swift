@@ -143,3 +143,14 @@ struct UsageDocumentIntegrationTests {
     let report = try await connect.request(LegacyReportConnector.report(id: 7)).decoded(toType: Report.self).value
     #expect(report.createdAt == Date(timeIntervalSince1970: 86400))
 }
+
+/// Usage.md's `Connect.todo(id:)`: a call that knows its response type delivers the decoded model.
+@Test func aCallThatKnowsItsResponseTypeDeliversTheModel() async throws {
+    let transport = StubTransport { request in
+        let id = request.url?.lastPathComponent ?? "?"
+        return StubTransport.Reply(
+            statusCode: 200, body: Data(#"{"userId":1,"id":\#(id),"title":"typed","completed":true}"#.utf8))
+    }
+    let todo = try await Connect(transport: transport).todo(id: 42).value
+    #expect(todo.id == 42 && todo.title == "typed" && todo.completed)
+}

@@ -180,6 +180,12 @@ func printTodo() {
     }
 }
 
+extension Connect {
+    func todo(id: Int) -> Future<Todo> {
+        request(TodoConnector.get(id: id)).decoded(toType: Todo.self)
+    }
+}
+
 func chained(connect: Connect) {
     connect.request(TodoConnector.get(id: 1))
         .decoded(toType: Todo.self)
