@@ -15,7 +15,8 @@ public protocol AuthorizedConnector {
 
 /// Credentials an ``AuthorizedConnector`` sends.
 public enum AuthorizationToken: Hashable, Sendable {
-    /// `Authorization: Bearer <token>`.
+    /// `Authorization: Bearer <token>`. An empty token (or one of spaces) fails the build with
+    /// ``InvalidRequestReason/emptyToken``, as an empty `.custom` token or `.header` value does.
     case bearer(token: String)
     /// `Authorization: Basic <base64(username:password)>`. A username with a colon fails the
     /// build with ``InvalidRequestReason/invalidBasicUsername``: the server would split it there.

@@ -115,7 +115,8 @@ enum RequestBuilder {
     ///
     /// - Throws: ``InvalidRequestReason/invalidHeader(name:)`` for the first invalid header,
     ///   ``InvalidRequestReason/reservedHeader(name:)`` for one that frames the body,
-    ///   ``InvalidRequestReason/invalidBasicUsername`` for a Basic token whose username has a colon.
+    ///   ``InvalidRequestReason/invalidBasicUsername`` for a Basic token whose username has a colon,
+    ///   ``InvalidRequestReason/emptyToken`` for a token with nothing in it.
     @inline(never)
     private static func setBodyAndHeaders(
         of request: inout URLRequest, body: RequestBody?, defaultHeaders: [HTTPHeader],
@@ -129,8 +130,15 @@ enum RequestBuilder {
         for header in parameterHeaders { headers.update(header) }
         for header in connectorHeaders { headers.update(header) }
         if let token {
-            if case .basic(let username, _) = token, username.utf8.contains(UInt8(ascii: ":")) {
-                throw ConnectError.invalidRequest(.invalidBasicUsername)
+            switch token {
+            case .basic(let username, _):
+                if username.utf8.contains(UInt8(ascii: ":")) {
+                    throw ConnectError.invalidRequest(.invalidBasicUsername)
+                }
+            case .bearer(let secret), .custom(let secret), .header(_, let secret):
+                if secret.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+                    throw ConnectError.invalidRequest(.emptyToken)
+                }
             }
             headers.update(token.header)
         }

@@ -219,6 +219,10 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// Basic authentication cannot carry (RFC 7617): the server would read what follows it as the
     /// password.
     case invalidBasicUsername
+    /// The token of an ``AuthorizationToken`` (`.bearer`, `.custom`, or `.header`'s value) is
+    /// empty or only spaces: the header would go out as `Authorization: Bearer` with no
+    /// credentials. A call without credentials returns `nil` as its token.
+    case emptyToken
     /// The pieces did not form a valid URL.
     case invalidURL(String)
     /// A URL chosen after the build — by an adapter, a retrier's `.redirect(to:)` or a redirect
@@ -280,6 +284,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "the connector's parameters could not be applied: \(underlying)"
         case .invalidBasicUsername:
             return "a Basic authentication username must not contain ':' (RFC 7617)"
+        case .emptyToken:
+            return "the authorization token is empty (return nil for a call without credentials)"
         case .invalidURL(let url):
             return "'\(DebugDescription.redactedURL(url))' is not a valid URL"
         case .unsupportedURL(let url):

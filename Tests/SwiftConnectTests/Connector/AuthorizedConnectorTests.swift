@@ -156,6 +156,18 @@ struct AuthorizedConnectorTests {
         await expectRejectedBeforeSending(connector, with: .invalidHeader(name: invalidHeader))
     }
 
+    /// A token with nothing in it (a key not loaded yet) would go out as `Authorization: Bearer`,
+    /// a request the server can only refuse: the build fails instead, and nothing is sent.
+    @Test(arguments: [
+        AuthorizationToken.bearer(token: ""), .bearer(token: "  "), .custom(token: ""),
+        .header(name: "X-API-Key", value: " \t"),
+    ])
+    func anEmptyTokenFailsBeforeSending(token: AuthorizationToken) async {
+        let connector = AuthorizedTestConnector(authorizationToken: token)
+        #expect(rejectionReason(building: connector) == .emptyToken)
+        await expectRejectedBeforeSending(connector, with: .emptyToken)
+    }
+
     /// RFC 7617: a user-id cannot hold a colon; `base64("a:b:c")` reads as user `a`, password
     /// `b:c`. A password with colons is fine.
     @Test func basicUsernameWithAColonFailsBeforeSending() async throws {
