@@ -87,9 +87,11 @@ public final class URLSessionTransport: Transport {
 
     /// Sends `request`; cancelling the calling task cancels the data task.
     ///
-    /// On Linux the data task is cancelled once URLSession has begun the transfer (a response, a
-    /// redirect or upload progress), or a second after the cancellation at the latest, and this
-    /// throws then: cancelled earlier, FoundationNetworking can trap (Usage.md, "Futures: chaining, observing, awaiting").
+    /// On Linux the data task is cancelled once URLSession has begun the transfer (a response or
+    /// upload progress), or a second after the cancellation at the latest, and this throws then:
+    /// cancelled earlier, FoundationNetworking can trap (Usage.md, "Futures: chaining, observing,
+    /// awaiting"). A transfer that ends in a redirect is never cancelled (FoundationNetworking
+    /// traps then too): it returns its `3xx` at once.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try await run(request, upload: nil)
     }
@@ -277,8 +279,17 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
     ) {
         // Never let URLSession follow: the 3xx comes back, and Connect follows it safely.
-        tasks.withLock { $0[task.taskIdentifier]?.slot }?.began(task)
-        SessionDelegate.answer { completionHandler(nil) }
+        let slot = tasks.withLock { $0[task.taskIdentifier]?.slot }
+        #if canImport(FoundationNetworking)
+            // A cancellation under way fails the task; FoundationNetworking traps when the answer
+            // arrives after it, as when it arrives before it. So the task gets one or the other.
+            guard slot?.redirecting(task) ?? true else { return }
+        #else
+            _ = slot?.redirecting(task)
+        #endif
+        // At once: the answer only queues the 3xx's completion on the session's queue. Answered
+        // later, the task would stay open to a cancellation for longer.
+        completionHandler(nil)
     }
 
     func urlSession(
@@ -375,11 +386,17 @@ struct SessionTaskSlot: Sendable {
         /// FoundationNetworking's own completion, which then traps ("Trying to access a behaviour
         /// for a task that in not in the registry").
         var finished: ObjectIdentifier?
-        /// The last transfer URLSession has answered for (``began(_:)``): a response, a
-        /// redirect or upload progress.
+        /// The last transfer URLSession has answered for (``began(_:)``, ``redirecting(_:)``): a
+        /// response, a redirect or upload progress.
         var began: ObjectIdentifier?
         /// A transfer to cancel once it has begun (``cancelLater(_:)``).
         var deferred: URLSessionTask?
+        /// The last transfer URLSession reported a redirect for (``redirecting(_:)``): answered,
+        /// it ends by itself with the `3xx`, and must not be cancelled.
+        var redirected: ObjectIdentifier?
+        /// The last transfer a cancellation was committed to (`cancel(_:unlessFinishedIn:)`):
+        /// its redirect, if it reports one, must not be answered.
+        var cancelling: ObjectIdentifier?
     }
 
     private enum State {
@@ -420,8 +437,8 @@ struct SessionTaskSlot: Sendable {
         }
     }
 
-    /// Notes that URLSession has answered for `task` — its response, a redirect or upload progress
-    /// — and cancels it now if a cancellation waited for that (``cancelLater(_:)``). Called from
+    /// Notes that URLSession has answered for `task` — its response or upload progress — and
+    /// cancels it now if a cancellation waited for that (``cancelLater(_:)``). Called from
     /// the delegate, on URLSession's own queue, so the cancellation itself goes to another.
     func began(_ task: URLSessionTask) {
         let deferred = state.withLock { slot -> URLSessionTask? in
@@ -431,6 +448,26 @@ struct SessionTaskSlot: Sendable {
             return deferred
         }
         if let deferred { cancelFromAnotherQueue(deferred) }
+    }
+
+    /// Notes that URLSession reports a redirect for `task`, and returns whether the delegate may
+    /// answer it. Called from the delegate, on URLSession's own queue.
+    ///
+    /// FoundationNetworking traps when a task is cancelled while it waits for that answer, with
+    /// the answer queued either before or after the cancellation ("Received callback for HTTP
+    /// redirection, but we're not waiting for it"). The transport always answers that the `3xx` is
+    /// the response, so an answered task ends by itself: a cancellation waiting for it to begin is
+    /// dropped, and none starts from now on. But when a cancellation is already committed, the
+    /// delegate must not answer: the cancellation ends the task.
+    func redirecting(_ task: URLSessionTask) -> Bool {
+        state.withLock { slot in
+            let id = ObjectIdentifier(task)
+            slot.began = id
+            if slot.deferred === task { slot.deferred = nil }
+            if slot.cancelling == id { return false }
+            slot.redirected = id
+            return true
+        }
     }
 
     /// Holds `task` as what the request waits on, cancelling it at once if the request was
@@ -485,7 +522,7 @@ struct SessionTaskSlot: Sendable {
     private func cancelLater(_ task: URLSessionTask) {
         let id = ObjectIdentifier(task)
         let now = state.withLock { slot -> Bool? in
-            if slot.finished == id { return nil }
+            if slot.finished == id || slot.redirected == id { return nil }
             if slot.began == id || !Self.waitsForTransferToBegin { return true }
             slot.deferred = task
             return false
@@ -520,9 +557,16 @@ struct SessionTaskSlot: Sendable {
         DispatchQueue.global().async { SessionTaskSlot.cancel(cancellation, unlessFinishedIn: state) }
     }
 
+    /// Cancels the task unless URLSession has completed it or is ending it after a redirect
+    /// (``redirecting(_:)``); the check and the commitment are one step under the lock.
     private static func cancel(_ cancellation: Cancellation, unlessFinishedIn state: LockedBox<Slot>) {
-        let finished = state.withLock { $0.finished == ObjectIdentifier(cancellation.task) }
-        if !finished { cancellation.task.cancel() }
+        let commits = state.withLock { slot -> Bool in
+            let id = ObjectIdentifier(cancellation.task)
+            guard slot.finished != id, slot.redirected != id else { return false }
+            slot.cancelling = id
+            return true
+        }
+        if commits { cancellation.task.cancel() }
     }
 
     private struct Cancellation: @unchecked Sendable {

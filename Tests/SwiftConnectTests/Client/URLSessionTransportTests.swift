@@ -215,16 +215,21 @@ private enum ChallengeFactory {
 /// A data task that URLSession never runs: it counts cancellations, and its `cancel()` waits for
 /// `release` as FoundationNetworking's waits for the session's queue.
 private final class BlockingCancelTask: URLSessionDataTask, @unchecked Sendable {
-    // @unchecked Sendable: `count` is only touched under `lock`.
+    // @unchecked Sendable: `count` and `calls` are only touched under `lock`.
     private let lock = NSLock()
     private var count = 0
+    private var calls = 0
     let release = DispatchSemaphore(value: 0)
 
+    /// `cancel()` calls that returned.
     var cancellations: Int { lock.withLock { count } }
+    /// `cancel()` calls made, returned or still waiting for `release`.
+    var cancelCalls: Int { lock.withLock { calls } }
 
     override func resume() {}
 
     override func cancel() {
+        lock.withLock { calls += 1 }
         _ = release.wait(timeout: .now() + 5)
         lock.withLock { count += 1 }
     }
@@ -353,6 +358,43 @@ struct SessionTaskSlotTests {
         #expect(await soon { task.cancellations == 1 })
     }
 
+    // FoundationNetworking traps when a task is cancelled while it waits for the delegate's
+    // answer to a redirect, whichever of the two reaches its queue first. The transport answers
+    // that the 3xx is the response, so an answered transfer ends by itself; a transfer whose
+    // cancellation is committed gets no answer.
+
+    /// A redirect answered: a cancellation waiting for the transfer to begin, or one that comes
+    /// later, leaves the transfer alone.
+    @Test func aTransferWhoseRedirectIsAnsweredIsNotCancelled() async {
+        let slot = SessionTaskSlot(beginWait: .milliseconds(50))
+        let waiting = releasedTask()
+        slot.start(waiting)
+        slot.cancel()
+        #expect(slot.redirecting(waiting))
+        let later = SessionTaskSlot()
+        let answered = releasedTask()
+        later.start(answered)
+        #expect(later.redirecting(answered))
+        later.cancel()
+        try? await Task.sleep(nanoseconds: 300_000_000)
+        #expect(waiting.cancellations == 0)
+        #expect(answered.cancellations == 0)
+    }
+
+    /// A cancellation committed first: the redirect must not be answered, and the cancellation
+    /// goes on.
+    @Test func aRedirectAfterACommittedCancellationIsNotAnswered() async {
+        let slot = SessionTaskSlot()
+        let task = BlockingCancelTask()
+        slot.start(task)
+        slot.began(task)
+        slot.cancel()
+        #expect(await soon { task.cancelCalls == 1 })  // committed: inside URLSession's cancel()
+        #expect(!slot.redirecting(task))
+        task.release.signal()
+        #expect(await soon { task.cancellations == 1 })
+    }
+
     @Test func aTransferThatHasBegunIsCancelledWithoutWaiting() async {
         let slot = SessionTaskSlot(beginWait: .seconds(60))
         let task = releasedTask()
@@ -385,10 +427,9 @@ struct SessionTaskSlotTests {
         #expect(task.cancellations == 0)
     }
 
-    /// The delegate's first answer for a transfer — its response, a redirect, upload progress —
-    /// is what lets a waiting cancellation through.
-    @Test(
-        .enabled(if: SessionTaskSlot.waitsForTransferToBegin), arguments: ["response", "redirect", "upload progress"])
+    /// The delegate's first answer for a transfer — its response or upload progress — is what lets
+    /// a waiting cancellation through. (A redirect ends the transfer instead: below.)
+    @Test(.enabled(if: SessionTaskSlot.waitsForTransferToBegin), arguments: ["response", "upload progress"])
     func theDelegatesFirstAnswerLetsAWaitingCancellationThrough(answer: String) async {
         let delegate = SessionDelegate()
         let slot = SessionTaskSlot(beginWait: .seconds(60))
@@ -403,16 +444,51 @@ struct SessionTaskSlotTests {
         case "response":
             let response = HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
             delegate.urlSession(URLSession.shared, dataTask: task, didReceive: response) { _ in }
-        case "redirect":
-            let response = HTTPURLResponse(
-                url: url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "/other"])!
-            delegate.urlSession(
-                URLSession.shared, task: task, willPerformHTTPRedirection: response, newRequest: URLRequest(url: url)
-            ) { _ in }
         default:
             delegate.urlSession(
                 URLSession.shared, task: task, didSendBodyData: 10, totalBytesSent: 10, totalBytesExpectedToSend: 100)
         }
         #expect(await soon { task.cancellations == 1 }, "the \(answer) did not let the cancellation through")
+    }
+
+    /// The delegate answers a redirect at once, with `nil` (the 3xx is the response), and a
+    /// cancellation waiting for the transfer to begin is dropped: the transfer ends by itself.
+    /// With a cancellation committed, it does not answer (on Linux), as the cancellation ends it.
+    @Test func theDelegateAnswersARedirectUnlessACancellationIsCommitted() async {
+        let url = URL(string: "http://127.0.0.1:9/todos/1")!
+        let response = HTTPURLResponse(
+            url: url, statusCode: 302, httpVersion: "HTTP/1.1", headerFields: ["Location": "/other"])!
+        let answers = Fixtures.Recorder<URLRequest?>()
+        func redirect(_ delegate: SessionDelegate, _ task: URLSessionTask) {
+            delegate.urlSession(
+                URLSession.shared, task: task, willPerformHTTPRedirection: response, newRequest: URLRequest(url: url)
+            ) { answers.append($0) }
+        }
+
+        let delegate = SessionDelegate()
+        let slot = SessionTaskSlot(beginWait: .milliseconds(50))
+        let task = releasedTask()
+        delegate.register(task, completion: .callback { _, _ in }, slot: slot)
+        slot.start(task)
+        slot.cancel()
+        redirect(delegate, task)
+        #expect(answers.values.count == 1 && answers.values.first! == nil)
+        try? await Task.sleep(nanoseconds: 300_000_000)
+        #expect(task.cancellations == 0)
+
+        let committed = SessionTaskSlot()
+        let cancelling = BlockingCancelTask()
+        delegate.register(cancelling, completion: .callback { _, _ in }, slot: committed)
+        committed.start(cancelling)
+        committed.began(cancelling)
+        committed.cancel()
+        #expect(await soon { cancelling.cancelCalls == 1 })
+        redirect(delegate, cancelling)
+        #if canImport(FoundationNetworking)
+            #expect(answers.values.count == 1)
+        #else
+            #expect(answers.values.count == 2)
+        #endif
+        cancelling.release.signal()
     }
 }

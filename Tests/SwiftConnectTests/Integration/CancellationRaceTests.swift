@@ -105,3 +105,48 @@ struct CancellationRaceTests {
         }
     }
 }
+
+/// Cancelling a request while URLSession reports a redirect: FoundationNetworking traps when a
+/// task is cancelled between its redirect callback and the answer to it ("Received callback for
+/// HTTP redirection, but we're not waiting for it"), which plain URLSession code hits within a few
+/// tries. Run in CI, unlike the hunt above: the redirect window is wide, and each try is short.
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(3)))
+struct RedirectCancellationTests {
+    struct Hop: Connector {
+        var baseURL: URL { HTTPBin.baseURL }
+        var endpoint: String { "/redirect-to" }
+        var parameters: ParametersRepresentable? {
+            CompositeParameters(.query(key: "url", value: "/get"), .query(key: "status_code", value: "302"))
+        }
+    }
+
+    /// The future's `cancel()` or the awaiting task's cancellation, on the direct path or through
+    /// the pipeline, at waits from nothing to two round trips of the redirect.
+    @Test(arguments: [(false, false), (false, true), (true, false), (true, true)])
+    func cancellingAsARedirectArrivesEndsTheRequestOnceAndKeepsTheProcessAlive(
+        throughThePipeline: Bool, cancellingTheTask: Bool
+    ) async throws {
+        let middleware: any ConnectMiddlewareProtocol =
+            throughThePipeline ? ConnectMiddleware(adapters: [ClosureAdapter { $0 }]) : ConnectMiddleware()
+        let connect = HTTPBin.connect(middleware: middleware)
+        let start = Date()
+        _ = try await connect.request(Hop()).value
+        let roundTrip = max(Date().timeIntervalSince(start), 0.001)
+        var cancelled = 0
+        for index in 0..<100 {
+            let future = connect.request(Hop())
+            let task = Task { await future.asyncResult }
+            try await CancellationRaceTests.wait(index, of: roundTrip)
+            if cancellingTheTask { task.cancel() } else { future.cancel() }
+            let ended = await CancellationRaceTests.ends(task, within: 10)
+            try #require(ended, "iteration \(index) hung")
+            if case .failure(let error) = await task.value {
+                #expect((error as? ConnectError)?.isCancellation == true, "iteration \(index): \(error)")
+                cancelled += 1
+            }
+        }
+        // Some requests were cancelled in flight, and the session still works.
+        #expect(cancelled > 0)
+        _ = try await connect.request(Hop()).value
+    }
+}
