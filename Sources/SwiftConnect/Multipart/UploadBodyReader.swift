@@ -212,8 +212,17 @@ final class UploadBodyReader: @unchecked Sendable {
     }
 
     /// After the measured length was read: the file must not have grown, nor been deleted (an
-    /// open file can still be read whole once its name is gone).
+    /// open file can still be read whole once its name is gone), nor hold bytes past that length.
+    /// The last catches a file whose size the system does not report: one under `/proc` says it
+    /// has none, and would go out as an empty part.
     private static func checkUnchanged(_ descriptor: Int32, length: Int64, source: File) throws(ConnectError) {
+        var extra: UInt8 = 0
+        if readFile(descriptor, into: &extra, maxLength: 1) > 0 {
+            throw .uploadSourceChanged(
+                source,
+                detail: "it holds more than the \(length) bytes it was measured at (a file whose size the system "
+                    + "does not report, as under /proc, cannot be streamed: read it into Data)")
+        }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else {
             throw .uploadSourceChanged(source, detail: "it could not be checked: \(errorText(errno))")

@@ -114,6 +114,23 @@ struct UploadBodyReaderTests {
         #expect(reader.failure?.isUploadSourceChanged == true)
     }
 
+    /// A file whose size the system does not report (`/proc`'s say 0) holds more than it was
+    /// measured at: the reader fails rather than send an empty part as the whole file.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
+    func aFileHoldingMoreThanItsMeasuredSizeFailsTheReader() throws {
+        let url = URL(fileURLWithPath: "/proc/self/status")
+        let body = try body(File(key: "k", fileURL: url))
+        let reader = body.makeReader()
+        let (_, result) = try readAll(reader, chunk: 4096)
+        #expect(result == -1)
+        guard case .uploadSourceChanged(let file, let detail)? = reader.failure else {
+            Issue.record("expected uploadSourceChanged, got \(String(describing: reader.failure))")
+            return
+        }
+        #expect(file.fileURL == url)
+        #expect(detail.contains("more than the 0 bytes"))
+    }
+
     /// An open file can be read whole after it is deleted: its name being gone still aborts the
     /// body, so the server never receives a complete one.
     @Test func fileDeletedWhileReadFailsTheReader() throws {
