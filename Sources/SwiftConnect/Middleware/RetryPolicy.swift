@@ -94,10 +94,15 @@ public struct RetryPolicy: RequestRetrier {
         return false
     }
 
-    /// The delay before retry number `retry` (1 for the first retry), jitter applied.
+    /// The delay before retry number `retry` (1 for the first retry), jitter applied. A figure
+    /// that is NaN or negative (`baseDelay`, `multiplier`, `maximumDelay`) gives no delay: the
+    /// retry goes at once, as a `sleep` given such a delay does.
     public func delay(beforeRetry retry: Int) -> TimeInterval {
         let exponential = baseDelay * pow(multiplier, Double(max(1, retry) - 1))  // `retry - 1` overflows at Int.min
-        let capped = min(maximumDelay, exponential)
+        // `min` would take NaN for the smaller number, or pass it through: compared here, a NaN
+        // on either side gives no delay.
+        let capped = exponential < maximumDelay ? exponential : maximumDelay
+        guard capped > 0, !exponential.isNaN else { return 0 }
         let spread = min(1, max(0, jitter))
         return capped * (1 - spread + spread * min(1, max(0, random())))
     }

@@ -64,6 +64,20 @@ struct RetryPolicyDecisionTests {
         }
     }
 
+    /// A NaN or negative figure gives no delay, as a `sleep` of such a delay does, rather than the
+    /// maximum: `min(30, .nan)` is 30, so a NaN base delay waited up to 30 s a retry. (The first
+    /// retry's delay is the base delay whatever the multiplier: multiplier⁰ is 1, even for NaN.)
+    @Test(arguments: [
+        (Double.nan, 2.0, 30.0, [0.0, 0, 0]), (-1, 2, 30, [0, 0, 0]), (1, .nan, 30, [1, 0, 0]),
+        (1, 2, .nan, [0, 0, 0]), (1, 2, -5, [0, 0, 0]), (1, -2, 30, [1, 0, 4]),
+    ])
+    func aNaNOrNegativeFigureRetriesAtOnce(
+        baseDelay: Double, multiplier: Double, maximumDelay: Double, expected: [Double]
+    ) {
+        let policy = policy(baseDelay: baseDelay, multiplier: multiplier, maximumDelay: maximumDelay)
+        #expect((1...3).map { policy.delay(beforeRetry: $0) } == expected)
+    }
+
     @Test func jitterIsAppliedAfterTheCap() {
         let policy = policy(baseDelay: 10, multiplier: 10, maximumDelay: 20, jitter: 1, random: 0.25)
         #expect(policy.delay(beforeRetry: 3) == 5)  // min(20, 1000) × (1 - 1 + 1 × 0.25)
