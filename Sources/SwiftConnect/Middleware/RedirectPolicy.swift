@@ -31,7 +31,10 @@ public struct RedirectPolicy: Sendable {
     /// Follows up to ten redirects in a row. The default.
     public static let follow = RedirectPolicy(kind: .follow, maximumHops: 10)
 
-    /// Follows up to `maximumHops` redirects in a row.
+    /// Follows up to `maximumHops` redirects in a row; one more fails the request with
+    /// ``ConnectError/tooManyRedirects(_:)``. With `0` or less, any redirect fails so (to get the
+    /// `3xx` as the response, use ``doNotFollow``). The count is yours: nothing caps it further,
+    /// so a large one follows a redirect loop until the request is cancelled or times out.
     public static func follow(maximumHops: Int) -> RedirectPolicy {
         RedirectPolicy(kind: .follow, maximumHops: maximumHops)
     }
