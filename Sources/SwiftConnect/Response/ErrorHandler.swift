@@ -72,7 +72,8 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     }
 
     /// The server's message in `json`: the first message key holding a string, a string inside a
-    /// nested object (`{"error": {"message": "…"}}`), or strings in an array, joined.
+    /// nested object (`{"error": {"message": "…"}}`), or strings in an array, joined. Blank strings
+    /// (`""`, spaces) say nothing and are passed over, so the next key is read.
     public func message(in json: [String: Any]) -> String? {
         for key in messageKeys {
             guard let value = json[key] else { continue }
@@ -84,12 +85,12 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     private static func text(of value: Any, keys: [String]) -> String? {
         switch value {
         case let string as String:
-            return string
+            return isBlank(string) ? nil : string
         case let object as [String: Any]:
-            return keys.lazy.compactMap { key in object[key].flatMap { $0 as? String } }.first
+            return keys.lazy.compactMap { key in object[key].flatMap { $0 as? String } }.first { !isBlank($0) }
         case let array as [Any]:
             let strings = array.compactMap { element -> String? in
-                if let string = element as? String { return string }
+                if let string = element as? String { return isBlank(string) ? nil : string }
                 if let object = element as? [String: Any] { return text(of: object, keys: keys) }
                 return nil
             }
@@ -97,6 +98,10 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         default:
             return nil
         }
+    }
+
+    private static func isBlank(_ text: String) -> Bool {
+        text.allSatisfy(\.isWhitespace)
     }
 
     static func jsonObject(in data: Data) -> [String: Any]? {

@@ -54,6 +54,19 @@ struct DefaultErrorHandlerTests {
         #expect(failure.message == "fallback text")
     }
 
+    /// A blank message says nothing: the next key is read, and with none left there is no message
+    /// (`nil`, not `""`).
+    @Test(arguments: [
+        (#"{"msg":"","message":"the real one"}"#, "the real one"),
+        (#"{"msg":"  ","error":{"msg":"","message":"nested"}}"#, "nested"),
+        (#"{"message":["", "only this"]}"#, "only this"),
+        (#"{"msg":""}"#, nil),
+    ])
+    func blankMessagesArePassedOver(body: String, expected: String?) throws {
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 400, body: body))))
+        #expect(failure.message == expected)
+    }
+
     @Test func arrayOfStringsBecomesOneMessageWithEveryString() throws {
         let body = #"{"message":["name is required","email is invalid"]}"#
         let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 422, body: body))))
