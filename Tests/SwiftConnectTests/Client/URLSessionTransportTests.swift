@@ -427,16 +427,25 @@ struct SessionTaskSlotTests {
         #expect(task.cancellations == 0)
     }
 
+    /// A transfer registered with `delegate`, started, and cancelled before URLSession answered
+    /// for it: the cancellation waits for it to begin, or for `beginWait`.
+    private func cancelledAfterStarting(
+        through delegate: SessionDelegate, beginWait: DispatchTimeInterval
+    ) -> BlockingCancelTask {
+        let slot = SessionTaskSlot(beginWait: beginWait)
+        let task = releasedTask()
+        delegate.register(task, completion: .callback { _, _ in }, slot: slot)
+        slot.start(task)
+        slot.cancel()
+        return task
+    }
+
     /// The delegate's first answer for a transfer — its response or upload progress — is what lets
     /// a waiting cancellation through. (A redirect ends the transfer instead: below.)
     @Test(.enabled(if: SessionTaskSlot.waitsForTransferToBegin), arguments: ["response", "upload progress"])
     func theDelegatesFirstAnswerLetsAWaitingCancellationThrough(answer: String) async {
         let delegate = SessionDelegate()
-        let slot = SessionTaskSlot(beginWait: .seconds(60))
-        let task = releasedTask()
-        delegate.register(task, completion: .callback { _, _ in }, slot: slot)
-        slot.start(task)
-        slot.cancel()
+        let task = cancelledAfterStarting(through: delegate, beginWait: .seconds(60))
         try? await Task.sleep(nanoseconds: 50_000_000)
         #expect(task.cancellations == 0, "cancelled before URLSession answered for the transfer")
         let url = URL(string: "http://127.0.0.1:9/todos/1")!
@@ -466,11 +475,7 @@ struct SessionTaskSlotTests {
         }
 
         let delegate = SessionDelegate()
-        let slot = SessionTaskSlot(beginWait: .milliseconds(50))
-        let task = releasedTask()
-        delegate.register(task, completion: .callback { _, _ in }, slot: slot)
-        slot.start(task)
-        slot.cancel()
+        let task = cancelledAfterStarting(through: delegate, beginWait: .milliseconds(50))
         redirect(delegate, task)
         #expect(answers.values.count == 1 && answers.values.first! == nil)
         try? await Task.sleep(nanoseconds: 300_000_000)
