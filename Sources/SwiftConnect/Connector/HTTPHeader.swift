@@ -48,14 +48,18 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// field value). libcurl takes `Name: ` as "remove this header", so a value of spaces alone
     /// would silently drop the header, and with it URLSession's own `Accept` or `User-Agent`.
     var trimmedValue: String {
-        func isWhitespace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         let utf8 = value.utf8
-        guard let first = utf8.first, let last = utf8.last, isWhitespace(first) || isWhitespace(last) else {
+        guard let first = utf8.first, let last = utf8.last, Self.isWhitespace(first) || Self.isWhitespace(last) else {
             return value
         }
-        let start = utf8.firstIndex { !isWhitespace($0) } ?? utf8.endIndex
-        let end = utf8.lastIndex { !isWhitespace($0) }.map(utf8.index(after:)) ?? start
+        let start = utf8.firstIndex { !Self.isWhitespace($0) } ?? utf8.endIndex
+        let end = utf8.lastIndex { !Self.isWhitespace($0) }.map(utf8.index(after:)) ?? start
         return start < end ? String(value[start..<end]) : ""
+    }
+
+    /// Whether `byte` is whitespace around a field value: a space or a tab (RFC 9110 §5.6.3).
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 
     /// Whether the header frames the body: `Content-Length` or `Transfer-Encoding`, any case.

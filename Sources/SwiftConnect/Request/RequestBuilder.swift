@@ -136,7 +136,7 @@ enum RequestBuilder {
                     throw ConnectError.invalidRequest(.invalidBasicUsername)
                 }
             case .bearer(let secret), .custom(let secret), .header(_, let secret):
-                if secret.utf8.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+                if secret.utf8.allSatisfy(HTTPHeader.isWhitespace) {
                     throw ConnectError.invalidRequest(.emptyToken)
                 }
             }
