@@ -85,14 +85,13 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     private static func text(of value: Any, keys: [String]) -> String? {
         switch value {
         case let string as String:
-            return isBlank(string) ? nil : string
+            return said(string)
         case let object as [String: Any]:
-            return keys.lazy.compactMap { key in object[key].flatMap { $0 as? String } }.first { !isBlank($0) }
+            return keys.lazy.compactMap { key in object[key].flatMap(said) }.first
         case let array as [Any]:
             let strings = array.compactMap { element -> String? in
-                if let string = element as? String { return isBlank(string) ? nil : string }
                 if let object = element as? [String: Any] { return text(of: object, keys: keys) }
-                return nil
+                return said(element)
             }
             return strings.isEmpty ? nil : strings.joined(separator: "; ")
         default:
@@ -100,8 +99,11 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         }
     }
 
-    private static func isBlank(_ text: String) -> Bool {
-        text.allSatisfy(\.isWhitespace)
+    /// `value` if it is a string that says something; `nil` for anything else, `""` and spaces
+    /// included.
+    private static func said(_ value: Any) -> String? {
+        guard let string = value as? String, !string.allSatisfy(\.isWhitespace) else { return nil }
+        return string
     }
 
     static func jsonObject(in data: Data) -> [String: Any]? {
