@@ -99,8 +99,7 @@ struct Pipeline: Sendable {
     /// Adapts and sends `request` once. Credential headers, and credential query items the
     /// adapters add, go only to `credentialOrigin`, the origin of the first request sent — the one
     /// the request was built for, or where the adapters sent it — whatever adapters add after a
-    /// retrier's `.redirect(to:)`. `nil` before
-    /// the first attempt, which sets it.
+    /// retrier's `.redirect(to:)`. `nil` before the first attempt, which sets it.
     private func attemptOnce(_ request: URLRequest, credentialOrigin: inout URL?) async
         -> (result: Result<Response, any Error>, response: Response?)
     {
