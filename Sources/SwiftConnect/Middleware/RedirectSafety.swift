@@ -119,10 +119,10 @@ enum RedirectSafety {
     /// credential. Works on the text, as debug output's redaction does, so the items that stay
     /// go out byte for byte as they were.
     static func removingQueryCredentials(from url: URL, notIn original: URL?, credentialHeaders: Set<String>) -> URL {
-        let (head, query, fragment) = Self.split(url.absoluteString)
+        let (head, query, fragment) = DebugDescription.parts(ofURL: url.absoluteString)
         guard let query else { return url }
         var kept: [String: Int] = [:]
-        if let original, let originalQuery = Self.split(original.absoluteString).query {
+        if let original, let originalQuery = DebugDescription.parts(ofURL: original.absoluteString).query {
             for field in originalQuery.split(separator: "&", omittingEmptySubsequences: false) {
                 kept[String(field), default: 0] += 1
             }
@@ -144,18 +144,6 @@ enum RedirectSafety {
         // Fewer pieces of a URL that parsed parse again; should one not, no query goes rather
         // than the credential.
         return URL(string: text) ?? URL(string: head + fragment) ?? url
-    }
-
-    /// A URL's text before its query, its query (without `?`), and its fragment (with `#`).
-    private static func split(_ text: String) -> (head: String, query: String?, fragment: String) {
-        var head = Substring(text)
-        var fragment = ""
-        if let hash = head.firstIndex(of: "#") {
-            fragment = String(head[hash...])
-            head = head[..<hash]
-        }
-        guard let question = head.firstIndex(of: "?") else { return (String(head), nil, fragment) }
-        return (String(head[..<question]), String(head[head.index(after: question)...]), fragment)
     }
 
     /// Whether two URLs share scheme, host and port (default ports made explicit).

@@ -128,17 +128,7 @@ enum DebugDescription {
 
     /// The same for the text of a URL, which may be relative or not a URL at all.
     static func redactedURL(_ text: String) -> String {
-        var text = text
-        var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            fragment = String(text[hash...])
-            text = String(text[..<hash])
-        }
-        var query: String?
-        if let question = text.firstIndex(of: "?") {
-            query = String(text[text.index(after: question)...])
-            text = String(text[..<question])
-        }
+        var (text, query, fragment) = parts(ofURL: text)
         if let schemeEnd = text.range(of: "://") {
             let authority = text[schemeEnd.upperBound...].prefix { $0 != "/" }
             if let at = authority.lastIndex(of: "@") {
@@ -155,6 +145,19 @@ enum DebugDescription {
         // A fragment of fields (`#access_token=…`) is read like a query; an anchor (`#top`) is not.
         if fragment.contains("=") { fragment = "#" + redactedFields(String(fragment.dropFirst())) }
         return text + fragment
+    }
+
+    /// A URL's text before its query, its query (without `?`; `nil` when there is no `?`), and its
+    /// fragment (with `#`; empty when there is none).
+    static func parts(ofURL text: String) -> (head: String, query: String?, fragment: String) {
+        var head = Substring(text)
+        var fragment = ""
+        if let hash = head.firstIndex(of: "#") {
+            fragment = String(head[hash...])
+            head = head[..<hash]
+        }
+        guard let question = head.firstIndex(of: "?") else { return (String(head), nil, fragment) }
+        return (String(head[..<question]), String(head[head.index(after: question)...]), fragment)
     }
 
     /// `name=value&…` with the values of secret-looking names (and `credentialHeaders`) redacted.
