@@ -45,10 +45,19 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     }
 
     /// Whether a request with this method may carry a body. GET and HEAD may not, in whatever case
-    /// they are given: URLSession sends `"get"` as GET.
+    /// they are given (URLSession sends `"get"` as GET), nor TRACE (RFC 9110 §9.3.8: a client must
+    /// not send content with it) or CONNECT.
     public var allowsBody: Bool {
         let sent = sent
-        return sent != .get && sent != .head
+        return sent != .get && sent != .head && sent != .trace && sent != .connect
+    }
+
+    /// Whether a request can be sent with this method, as URLSession sends it: a token (RFC 9110
+    /// §9.1; a space or a line break would rewrite the request line), and not CONNECT, whose
+    /// target is a `host:port` (RFC 9110 §9.3.6) that a URL's path cannot give: it opens a
+    /// proxy's tunnel, which URLSession does itself.
+    var isSendable: Bool {
+        ASCIISet.isToken(rawValue) && self != .connect
     }
 
     /// The method as URLSession sends it. Names are case-sensitive (RFC 9110), but URLSession

@@ -7,7 +7,11 @@ import Foundation
 /// Changes a request before it is sent: adds a header, signs it, appends an API key, logs it.
 ///
 /// Adapters run on every attempt, so a retried request is adapted afresh (a fresh token).
-/// Throwing fails the request with your error, and nothing is sent.
+/// Throwing fails the request with your error, and nothing is sent. The request returned is held to
+/// the rules a build enforces (a header with an invalid name or a CR or LF in its value fails the
+/// attempt with ``ConnectError/invalidRequest(_:)``; spaces around a value are trimmed). On Linux,
+/// `URLRequest.setValue(_:forHTTPHeaderField:)` drops a value with CR or LF without a word, leaving
+/// the header unset: check a value you did not write yourself before setting it.
 public protocol RequestAdapter: Sendable {
     /// Returns the request to send in place of `request`.
     func adapt(_ request: URLRequest) async throws -> URLRequest

@@ -74,15 +74,25 @@ enum PercentEncoding {
     }
 
     /// A path parameter's value: everything but unreserved characters is encoded, so the value
-    /// fills exactly one segment. `.` and `..` are encoded too, so they are never dot-segments.
+    /// fills exactly one segment. `.` and `..` are encoded too (`%2E`), but that does not keep them
+    /// from being dot-segments to a server that decodes before it resolves them: request building
+    /// refuses them (``isDots(_:)``).
     static func pathValue(_ value: String) -> String {
         UTF8Writer.string { appendPathValue(value, to: &$0) }
+    }
+
+    /// Whether `value` is `.` or `..` (or empty), read from its bytes: no other string is
+    /// canonically equivalent to them. Only values made of dots can make a dot-segment, with or
+    /// without the dots beside their slot, and only if they are `.` or `..`: a value with any other
+    /// character puts it, encoded or not, into its segment.
+    static func isDots(_ value: String) -> Bool {
+        let utf8 = value.utf8
+        return utf8.count <= 2 && utf8.allSatisfy { $0 == UInt8(ascii: ".") }
     }
 
     /// Appends ``pathValue(_:)`` of `value` to `output`: what request building writes.
     static func appendPathValue(_ value: String, to output: inout UTF8Writer) {
         value.withUTF8Bytes { bytes in
-            // `.` and `..`, read from the bytes: no other string is canonically equivalent to them.
             if bytes.count <= 2, bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) {
                 for _ in bytes {
                     output.append(UInt8(ascii: "%"))

@@ -111,8 +111,9 @@ final class EndpointTemplate: Sendable {
 
     /// Whether the path part of `endpoint` has a segment that is `.` or `..`, also written `%2E`.
     /// URLSession (libcurl) removes dot-segments before sending (RFC 3986 §5.2.4), so `../x`
-    /// would climb out of the base URL's path: `/api/v1` and `../../x` go to `/x`. Path values
-    /// are safe: their dots are encoded.
+    /// would climb out of the base URL's path: `/api/v1` and `../../x` go to `/x`. A path value
+    /// `.` or `..` is refused when the request is built
+    /// (``InvalidRequestReason/dotSegmentPathValue(key:)``).
     static func hasDotSegment(_ endpoint: String) -> Bool {
         let path = endpoint.utf8.prefix { $0 != UInt8(ascii: "?") }
         return path.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).contains { segment in

@@ -67,7 +67,7 @@ enum RequestBuilder {
     ) throws -> URLRequest {
         // As URLSession will send it: a body check on "get" must see GET.
         let method = connector.method.sent
-        guard ASCIISet.isToken(method.rawValue) else {
+        guard method.isSendable else {
             throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
         }
         if body != nil, !method.allowsBody {
@@ -246,6 +246,12 @@ enum RequestBuilder {
                         if isQuery {
                             PercentEncoding.append(value, keeping: .unreserved, to: &output)
                         } else {
+                            // `..`, even encoded, is a step up the path to many servers: refused
+                            // (and `.`), after any earlier mistake a check before writing reports.
+                            guard !PercentEncoding.isDots(value) else {
+                                try checkPathValues()
+                                throw ConnectError.invalidRequest(.dotSegmentPathValue(key: name))
+                            }
                             PercentEncoding.appendPathValue(value, to: &output)
                         }
                     }

@@ -10,11 +10,13 @@ extension URLRequest {
     /// sent:
     /// - an absolute `http` or `https` URL with a host, its scheme lowercased (URLSession on Linux
     ///   refuses `HTTP://`);
-    /// - a method that is a token (a space or a line break in it would rewrite the request line),
-    ///   and no body on a method that takes none (GET, HEAD), as URLSession sends the method;
+    /// - a method that can be sent (``HTTPMethod/isSendable``: a token, not CONNECT), and no body
+    ///   on a method that takes none (GET, HEAD, TRACE), as URLSession sends the method;
     /// - every header valid (``HTTPHeader/isValid``): `URLRequest` keeps a name that is not a
     ///   token, and a value with CR or LF set through `allHTTPHeaderFields`, which would corrupt
-    ///   the request on the wire;
+    ///   the request on the wire; and its value without the spaces and tabs around it
+    ///   (``HTTPHeader/trimmedValue``), as a build sends it: libcurl drops a header whose value is
+    ///   only spaces;
     /// - no header framing the body (``HTTPHeader/isFraming``), but for the `Content-Length` of an
     ///   upload when `keepingContentLength` (the transport sets that one again from the body);
     /// - a timeout URLSession can take (``RequestTimeout``), rounded as a build rounds it.
@@ -30,7 +32,7 @@ extension URLRequest {
         }
         if let lowercased = url.lowercasingScheme { request.url = lowercased }
         let method = HTTPMethod(rawValue: httpMethod ?? HTTPMethod.get.rawValue).sent
-        guard ASCIISet.isToken(method.rawValue) else {
+        guard method.isSendable else {
             throw ConnectError.invalidRequest(.invalidMethod(method.rawValue))
         }
         if httpBody != nil || httpBodyStream != nil, !method.allowsBody {
@@ -43,6 +45,12 @@ extension URLRequest {
             }
             if let framing = headers.first(where: { $0.isFraming && !(keepingContentLength && $0.isContentLength) }) {
                 throw ConnectError.invalidRequest(.reservedHeader(name: framing.name))
+            }
+            for header in headers {
+                let trimmed = header.trimmedValue
+                if trimmed.utf8.count != header.value.utf8.count {
+                    request.setValue(trimmed, forHTTPHeaderField: header.name)
+                }
             }
         }
         guard let timeout = RequestTimeout.sendable(timeoutInterval) else {

@@ -197,11 +197,17 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case duplicatePathParameter(key: String)
     /// A path parameter's value is empty, which would leave an empty path segment.
     case emptyPathValue(key: String)
+    /// A path parameter's value makes a path segment `.` or `..` (the value alone, or with the
+    /// dots beside its slot). Encoded as `%2E`, it is still a step up the path to a server or proxy
+    /// that decodes before it resolves dot-segments (RFC 3986 §6.2.2, and every WHATWG URL parser),
+    /// so no encoding keeps it in its segment.
+    case dotSegmentPathValue(key: String)
     /// More than one body was given (a JSON object, form fields and raw data are exclusive).
     case multipleBodies
-    /// The method does not allow a body (GET, HEAD).
+    /// The method does not allow a body (GET, HEAD, TRACE).
     case bodyNotAllowed(method: String)
-    /// The method is not a valid HTTP token.
+    /// The method is not a valid HTTP token, or is CONNECT, which opens a proxy's tunnel (its
+    /// target is a `host:port`, not a URL's path) and cannot be sent as a request.
     case invalidMethod(String)
     /// A header name is not a valid token, or its value contains a control character other than
     /// tab; or a body's `Content-Type` is empty.
@@ -267,11 +273,16 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "path parameter '\(key)' is given more than once"
         case .emptyPathValue(let key):
             return "path parameter '\(key)' is empty"
+        case .dotSegmentPathValue(let key):
+            return "path parameter '\(key)' makes a '.' or '..' path segment, which servers read as a step up the path"
         case .multipleBodies:
             return "more than one body was given (JSON object, form fields and raw data are exclusive)"
         case .bodyNotAllowed(let method):
             return "\(method) requests cannot carry a body"
         case .invalidMethod(let method):
+            if HTTPMethod(rawValue: method).sent == .connect {
+                return "'\(method)' opens a proxy's tunnel to a host and port: it cannot be sent as a request"
+            }
             return "'\(method)' is not a valid HTTP method"
         case .invalidHeader(let name):
             return

@@ -20,13 +20,16 @@ struct HTTPMethodTests {
         #expect(HTTPMethod(rawValue: "get") != .get)
     }
 
-    @Test(arguments: [HTTPMethod.get, .head])
-    func getAndHeadDoNotAllowABody(method: HTTPMethod) {
+    /// RFC 9110: GET and HEAD content has no meaning, and a client must not send any with TRACE
+    /// (§9.3.8) or CONNECT (§9.3.6).
+    @Test(arguments: [HTTPMethod.get, .head, .trace, .connect])
+    func getHeadTraceAndConnectDoNotAllowABody(method: HTTPMethod) {
         #expect(!method.allowsBody)
     }
 
     @Test(arguments: [
-        HTTPMethod.post, .put, .patch, .delete, .options, .connect, .trace, .query, HTTPMethod(rawValue: "PROPFIND"),
+        HTTPMethod.post, .put, .patch, .delete, .options, .query, HTTPMethod(rawValue: "PROPFIND"),
+        HTTPMethod(rawValue: "trace"),
     ])
     func otherMethodsAllowABody(method: HTTPMethod) {
         #expect(method.allowsBody)
@@ -51,10 +54,10 @@ struct HTTPMethodTests {
     }
 
     /// URLSession sends GET, HEAD, POST, PUT, DELETE and CONNECT in uppercase whatever their case:
-    /// the request is built with the name that goes out, and checked and retried as that method.
+    /// the request is built with the name that goes out, and checked and retried as that method
+    /// (`connect` is refused as CONNECT is: ``connectIsRejectedBeforeSending(name:)``).
     @Test(arguments: [
         ("get", HTTPMethod.get), ("Head", .head), ("post", .post), ("pUt", .put), ("delete", .delete),
-        ("connect", .connect),
     ])
     func standardNamesInAnotherCaseAreBuiltCheckedAndRetriedAsSent(name: String, sent: HTTPMethod) throws {
         let method = HTTPMethod(rawValue: name)
@@ -65,8 +68,8 @@ struct HTTPMethodTests {
         #expect(request.httpMethod == sent.rawValue)
     }
 
-    @Test(arguments: ["get", "head", "HEAD", "Get"])
-    func aBodyOnGetOrHeadInAnyCaseIsRejectedBeforeSending(name: String) async {
+    @Test(arguments: ["get", "head", "HEAD", "Get", "TRACE"])
+    func aBodyOnGetHeadOrTraceIsRejectedBeforeSending(name: String) async {
         let connector = TestConnector(
             baseURL: URL(string: "https://h.test")!, method: HTTPMethod(rawValue: name),
             parameters: Parameter.jsonObject(value: ["a": 1]))
@@ -88,5 +91,17 @@ struct HTTPMethodTests {
         let connector = TestConnector(baseURL: URL(string: "https://h.test")!, method: HTTPMethod(rawValue: name))
         #expect(rejectionReason(building: connector) == .invalidMethod(name))
         await expectRejectedBeforeSending(connector, with: .invalidMethod(name))
+    }
+
+    /// CONNECT's target is a `host:port` (RFC 9110 §9.3.6), which a URL's path cannot give: the
+    /// request would go out as `CONNECT /path HTTP/1.1`, which no server can answer.
+    @Test(arguments: ["CONNECT", "connect"])
+    func connectIsRejectedBeforeSending(name: String) async {
+        #expect(HTTPMethod(rawValue: name).sent == .connect)
+        let connector = TestConnector(baseURL: URL(string: "https://h.test")!, method: HTTPMethod(rawValue: name))
+        #expect(rejectionReason(building: connector) == .invalidMethod("CONNECT"))
+        await expectRejectedBeforeSending(connector, with: .invalidMethod("CONNECT"))
+        #expect(InvalidRequestReason.invalidMethod("CONNECT").description.contains("tunnel"))
+        #expect(InvalidRequestReason.invalidMethod("GET X").description == "'GET X' is not a valid HTTP method")
     }
 }

@@ -51,6 +51,21 @@ struct HTTPBinIntegrationTests {
         #expect(echo.header("Accept") == "")
     }
 
+    /// Headers an adapter sets go out as the build's do: without the spaces around them, and a
+    /// value of spaces alone as an empty header rather than none at all.
+    @Test func anAdaptersHeaderValuesArriveWithoutTheSpacesAroundThem() async throws {
+        let adapter = ClosureAdapter { request in
+            var request = request
+            request.setValue("  ", forHTTPHeaderField: "X-Blank")
+            request.setValue(" v \t", forHTTPHeaderField: "X-Padded")
+            return request
+        }
+        let adapting = HTTPBin.connect(middleware: ConnectMiddleware(adapters: [adapter]))
+        let echo = try await adapting.request(Call(endpoint: "/anything")).decoded(toType: Echo.self).value
+        #expect(echo.header("X-Blank") == "")
+        #expect(echo.header("X-Padded") == "v")
+    }
+
     /// An empty `Content-Type` never reaches the server: the build refuses it, and nothing is sent.
     @Test(arguments: ["", " "])
     func aBodyWithAnEmptyContentTypeIsRefused(contentType: String) async throws {

@@ -225,7 +225,8 @@ struct ConnectMiddlewareRetrierTests {
     }
 
     /// A method an adapter sets is held to the build's rules: a token (a line break in it would
-    /// rewrite the request line — another path, another header), and no body on GET or HEAD.
+    /// rewrite the request line — another path, another header) and not CONNECT, and no body on
+    /// GET, HEAD or TRACE.
     @Test func anAdaptersMethodOrBodyTheBuildWouldRefuseFailsTheRequestAndNothingIsSent() async throws {
         let injected = "GET /headers HTTP/1.1\r\nX-Injected: 1\r\nX-Pad:"
         let (line, lineTransport) = await sent { $0.httpMethod = injected }
@@ -240,12 +241,36 @@ struct ConnectMiddlewareRetrierTests {
         }
         #expect(invalidRequestReason(of: body) == .bodyNotAllowed(method: "GET"))
         #expect(bodyTransport.requests.isEmpty)
+        let (trace, traceTransport) = await sent {
+            $0.httpMethod = "TRACE"
+            $0.httpBody = Data("{}".utf8)
+        }
+        #expect(invalidRequestReason(of: trace) == .bodyNotAllowed(method: "TRACE"))
+        #expect(traceTransport.requests.isEmpty)
+        let (tunnel, tunnelTransport) = await sent { $0.httpMethod = "connect" }
+        #expect(invalidRequestReason(of: tunnel) == .invalidMethod("CONNECT"))
+        #expect(tunnelTransport.requests.isEmpty)
         let (post, postTransport) = await sent {
             $0.httpMethod = "POST"
             $0.httpBody = Data("{}".utf8)
         }
         #expect((try? post.get()) != nil)
         #expect(postTransport.requests.first?.httpBody == Data("{}".utf8))
+    }
+
+    /// An adapter's header values are trimmed as a build trims them: libcurl drops a header
+    /// whose value is only spaces, and the spaces around a value are not part of it (RFC 9110 §5.5).
+    @Test func anAdaptersHeaderValuesAreSentWithoutTheSpacesAroundThem() async throws {
+        let (result, transport) = await sent {
+            $0.setValue("  ", forHTTPHeaderField: "X-Blank")
+            $0.setValue("\t v w ", forHTTPHeaderField: "X-Padded")
+            $0.setValue("kept", forHTTPHeaderField: "X-Kept")
+        }
+        #expect((try? result.get()) != nil)
+        let request = try #require(transport.requests.first)
+        #expect(request.value(forHTTPHeaderField: "X-Blank") == "")
+        #expect(request.value(forHTTPHeaderField: "X-Padded") == "v w")
+        #expect(request.value(forHTTPHeaderField: "X-Kept") == "kept")
     }
 
     /// An adapter that ignores cancellation finishes its work, but the request it adapted for a

@@ -39,12 +39,6 @@ struct RequestBuilderTests {
         #expect(url.pathComponents == ["/", "items", value, "tail"])
     }
 
-    @Test(arguments: [(".", "%2E"), ("..", "%2E%2E")])
-    func dotValuesCannotBecomeDotSegments(value: String, encoded: String) throws {
-        let url = try builtURL(connector("/files/{name}/meta", Parameter.path(key: "name", value: value)))
-        #expect(url == "https://api.example.com/files/\(encoded)/meta")
-    }
-
     @Test func severalSlotsAreEachEncodedExactlyOnce() throws {
         let parameters = CompositeParameters(
             .path(key: "userId", value: "a b"),
@@ -293,6 +287,42 @@ struct RequestBuilderTests {
         #expect(rejectionReason(building: connector(endpoint, kept)) == expected)
         let oneByOne = PathValuesOneByOne(values: values.map { (key: $0.0, value: $0.1) })
         #expect(rejectionReason(building: connector(endpoint, oneByOne)) == expected)
+    }
+
+    /// `.` and `..` are steps up the path to a server that decodes `%2E` before resolving
+    /// dot-segments: refused as path values, alone in their segment or beside the template's
+    /// dots, written or encoded. Dots with anything else, and dots in the query, go out.
+    @Test(
+        arguments: [
+            ("/u/{id}/t", [("id", "..")], "id"),
+            ("/u/{id}/t", [("id", ".")], "id"),
+            ("/u/{id}", [("id", "..")], "id"),
+            ("{id}/t", [("id", "..")], "id"),
+            ("/api/.{x}/admin", [("x", ".")], "x"),
+            ("/api/{x}./admin", [("x", ".")], "x"),
+            ("/api/%2E{x}/admin", [("x", ".")], "x"),
+            ("/api/{x}{y}/admin", [("x", "."), ("y", ".")], "x"),
+            ("/api/{x}{y}/admin", [("x", "a"), ("y", "..")], "y"),
+        ] as [(String, [(String, String)], String)])
+    func pathValuesMakingADotSegmentAreRefused(endpoint: String, values: [(String, String)], key: String) {
+        let parameters = CompositeParameters(values.map { Parameter.path(key: $0.0, value: $0.1) })
+        #expect(rejectionReason(building: connector(endpoint, parameters)) == .dotSegmentPathValue(key: key))
+    }
+
+    @Test func dotsWithOtherCharactersOrInTheQueryAreSent() throws {
+        let dots = CompositeParameters(
+            .path(key: "a", value: "..."), .path(key: "b", value: "..x"), .path(key: "c", value: "v1.2"),
+            .path(key: "q", value: ".."), .query(key: "up", value: ".."))
+        #expect(
+            try builtURL(connector("/{a}/{b}/{c}?q={q}", dots))
+                == "https://api.example.com/.../..x/v1.2?q=..&up=..")
+    }
+
+    /// An unused value given before a dot-segment value is reported first, as a check of every
+    /// value before writing would.
+    @Test func anEarlierUnusedValueIsReportedBeforeADotSegmentValue() {
+        let values = CompositeParameters(.path(key: "extra", value: "1"), .path(key: "id", value: ".."))
+        #expect(rejectionReason(building: connector("/u/{id}", values)) == .unusedPathParameter(key: "extra"))
     }
 
     /// A name may fill several slots: one value serves them all, and a value of another name is

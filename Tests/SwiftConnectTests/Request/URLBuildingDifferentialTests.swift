@@ -49,11 +49,7 @@ struct URLBuildingDifferentialTests {
             filled += encode(String(rest[..<open]), keeping: literal, keepingEscapes: true)
             let close = rest[open...].firstIndex(of: "}")!
             let value = values[String(rest[rest.index(after: open)..<close])]!
-            if !isQuery && (value == "." || value == "..") {
-                filled += String(repeating: "%2E", count: value.count)
-            } else {
-                filled += encode(value, keeping: unreserved)
-            }
+            filled += encode(value, keeping: unreserved)
             rest = rest[rest.index(after: close)...]
         }
         return filled + encode(String(rest), keeping: literal, keepingEscapes: true)
@@ -150,8 +146,11 @@ struct URLBuildingDifferentialTests {
                 for (key, value) in sortedValues { try parameters.setPathValue(value, forKey: key) }
             }
             for item in items[firstItemGivenAlone...] { parameters.appendQueryItem(name: item.name, value: item.value) }
-            if Self.hasDotSegment(endpoint) {
-                // `.` or `..` written as a whole path segment of the endpoint: refused, not sent.
+            let pathPart = endpoint.prefix { $0 != "?" }
+            let dotsInPath = values.contains { pathPart.contains("{\($0.key)}") && ($0.value == "." || $0.value == "..") }
+            if Self.hasDotSegment(endpoint) || dotsInPath {
+                // `.` or `..` written as a whole path segment of the endpoint, or a path value `.` or
+                // `..`: refused, not sent.
                 #expect(throws: ConnectError.self, "\(endpoint)") {
                     try RequestBuilder.makeURL(
                         baseURL: try #require(URL(string: base)), endpoint: endpoint, parameters: parameters,
