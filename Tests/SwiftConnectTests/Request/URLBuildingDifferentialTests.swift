@@ -147,7 +147,9 @@ struct URLBuildingDifferentialTests {
             }
             for item in items[firstItemGivenAlone...] { parameters.appendQueryItem(name: item.name, value: item.value) }
             let pathPart = endpoint.prefix { $0 != "?" }
-            let dotsInPath = values.contains { pathPart.contains("{\($0.key)}") && ($0.value == "." || $0.value == "..") }
+            let dotsInPath = values.contains {
+                pathPart.contains("{\($0.key)}") && ($0.value == "." || $0.value == "..")
+            }
             if Self.hasDotSegment(endpoint) || dotsInPath {
                 // `.` or `..` written as a whole path segment of the endpoint, or a path value `.` or
                 // `..`: refused, not sent.
