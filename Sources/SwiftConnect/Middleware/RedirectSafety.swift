@@ -135,7 +135,7 @@ enum RedirectSafety {
             }
             let name = field.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
             let isCredential = DebugDescription.isSensitive(
-                name: name.removingPercentEncoding ?? String(name), credentialHeaders: credentialHeaders)
+                name: name.removingPercentEncoding ?? String(name), credentialHeaders: credentialHeaders, inURL: true)
             removed = removed || isCredential
             return !isCredential
         }

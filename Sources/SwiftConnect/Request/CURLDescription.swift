@@ -15,11 +15,12 @@ enum DebugDescription {
     /// `-`, `_`, `.` and camel case), also a name with the word `auth` (`X-Auth-Key`),
     /// `authentication…`, `authoriz…` or `credential(s)`, or one that ends in the word `key` after
     /// another word (`Ocp-Apim-Subscription-Key`, `X-Access-Key`, `clientKey`) — but not `author`,
-    /// `keyword` or a lone `key`. So is a name whose last word is `verifier` (`code_verifier`,
+    /// `keyword` or a lone `key`, unless `inURL`: a URL's `?key=` is how many APIs take their API
+    /// key (Google's, for one), where a body's `"key"` is as often an object's name. So is a name whose last word is `verifier` (`code_verifier`,
     /// `oauth_verifier`), `assertion` (`client_assertion`, but not `client_assertion_type`),
     /// `passcode`, `otp` (`X-OTP`, but not `otp_enabled`), `pin` (`user_pin`, but not `pin_code`) or
     /// `sig` (a signed URL's `?sig=`), `jwt` (`X-JWT`, but not `jwt_alg`) or `bearer`.
-    static func isSensitive(name: String, credentialHeaders: Set<String> = []) -> Bool {
+    static func isSensitive(name: String, credentialHeaders: Set<String> = [], inURL: Bool = false) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
         if !credentialHeaders.isEmpty, credentialHeaders.contains(lower) { return true }
@@ -29,7 +30,7 @@ enum DebugDescription {
             return true
         }
         let words = words(of: name)
-        if words.count > 1, words.last == "key" { return true }
+        if words.last == "key", words.count > 1 || inURL { return true }
         if let last = words.last,
             ["verifier", "assertion", "passcode", "otp", "pin", "sig", "jwt", "bearer"].contains(last)
         {
@@ -141,9 +142,9 @@ enum DebugDescription {
                 }
             }
         }
-        if let query { text += "?" + redactedFields(query) }
+        if let query { text += "?" + redactedFields(query, inURL: true) }
         // A fragment of fields (`#access_token=…`) is read like a query; an anchor (`#top`) is not.
-        if fragment.contains("=") { fragment = "#" + redactedFields(String(fragment.dropFirst())) }
+        if fragment.contains("=") { fragment = "#" + redactedFields(String(fragment.dropFirst()), inURL: true) }
         return text + fragment
     }
 
@@ -162,7 +163,8 @@ enum DebugDescription {
 
     /// `name=value&…` with the values of secret-looking names (and `credentialHeaders`) redacted.
     /// An OAuth authorization code is redacted too (``isAuthorizationCode(key:siblings:)``).
-    static func redactedFields(_ encoded: String, credentialHeaders: Set<String> = []) -> String {
+    /// `inURL` for a URL's query or fragment, where a lone `key` is a credential too.
+    static func redactedFields(_ encoded: String, credentialHeaders: Set<String> = [], inURL: Bool = false) -> String {
         let fields = encoded.split(separator: "&", omittingEmptySubsequences: false).map { field in
             // Empty pieces kept: in `=value` the name is empty, not `value`.
             let name =
@@ -172,7 +174,7 @@ enum DebugDescription {
         }
         let keys = Set(fields.map(\.key))
         return fields.map { field in
-            isSensitive(name: field.decoded, credentialHeaders: credentialHeaders)
+            isSensitive(name: field.decoded, credentialHeaders: credentialHeaders, inURL: inURL)
                 || isAuthorizationCode(key: field.key, siblings: keys)
                 ? "\(field.name)=\(redacted)" : String(field.field)
         }.joined(separator: "&")

@@ -505,12 +505,14 @@ struct RetrierRedirectTests {
     @Test func aCredentialAnAdapterAddsToTheQueryStaysWithItsOrigin() async throws {
         let transport = primaryDown()
         let middleware = ConnectMiddleware(
-            adapters: [appendingQuery([("api_key", "SECRET"), ("trace", "t1"), ("access_token", "T")])],
+            adapters: [
+                appendingQuery([("api_key", "SECRET"), ("trace", "t1"), ("access_token", "T"), ("key", "AIza")])
+            ],
             retriers: [redirecting(to: "https://mirror.test/items?sig=abc&api_key=MIRROR#top")])
         _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
         #expect(
             transport.requests.map { $0.url?.absoluteString } == [
-                "http://api.test/items?api_key=SECRET&trace=t1&access_token=T",
+                "http://api.test/items?api_key=SECRET&trace=t1&access_token=T&key=AIza",
                 "https://mirror.test/items?sig=abc&api_key=MIRROR&trace=t1#top",
             ])
     }

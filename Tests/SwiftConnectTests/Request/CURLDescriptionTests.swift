@@ -328,6 +328,29 @@ struct CURLDescriptionTests {
         #expect(DebugDescription.words(of: "x_functions.KEY") == ["x", "functions", "key"])
     }
 
+    /// `?key=` is how Google's APIs (Maps, YouTube, Gemini) and many others take their API key: a
+    /// lone `key` is a credential in a URL's query or fragment. In a body, a `"key"` is as often
+    /// an object's name (a storage listing's `Key`), and is shown.
+    @Test func aLoneKeyIsACredentialInAURLButNotInABody() throws {
+        #expect(DebugDescription.isSensitive(name: "key", inURL: true))
+        #expect(DebugDescription.isSensitive(name: "KEY", inURL: true))
+        #expect(!DebugDescription.isSensitive(name: "keyword", inURL: true))
+        #expect(!DebugDescription.isSensitive(name: "key"))
+        let url = "https://maps.test/geocode?address=Main%20St&key=AIzaSECRET#k=AIzaOTHER"
+        #expect(
+            DebugDescription.redactedURL(url)
+                == "https://maps.test/geocode?address=Main%20St&key=<redacted>#k=AIzaOTHER")
+        #expect(
+            DebugDescription.redactedURL("https://h.test/cb#key=FRAGMENT&state=s")
+                == "https://h.test/cb#key=<redacted>&state=s")
+        var request = URLRequest(url: try #require(URL(string: url)))
+        request.httpMethod = "POST"
+        request.httpBody = Data(#"{"key":"reports/2026.csv"}"#.utf8)
+        let text = DebugDescription.curl(request)
+        #expect(!text.contains("AIzaSECRET"))
+        #expect(text.contains("reports/2026.csv"))
+    }
+
     @Test func credentialHeadersKnownByTheirWordsAreRedactedInTheCURLCommand() throws {
         var request = URLRequest(url: try #require(URL(string: "https://api.test/a")))
         request.setValue("s3cr3t", forHTTPHeaderField: "X-Auth-Key")
