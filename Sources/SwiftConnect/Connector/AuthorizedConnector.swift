@@ -20,6 +20,8 @@ public enum AuthorizationToken: Hashable, Sendable {
     case bearer(token: String)
     /// `Authorization: Basic <base64(username:password)>`. A username with a colon fails the
     /// build with ``InvalidRequestReason/invalidBasicUsername``: the server would split it there.
+    /// An empty username with an empty password fails with ``InvalidRequestReason/emptyToken``;
+    /// either alone may be empty (an API key sent as the username, say).
     case basic(username: String, password: String)
     /// `Authorization: <token>`, the value sent as given.
     case custom(token: String)

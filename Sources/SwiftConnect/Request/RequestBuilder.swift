@@ -131,10 +131,12 @@ enum RequestBuilder {
         for header in connectorHeaders { headers.update(header) }
         if let token {
             switch token {
-            case .basic(let username, _):
+            case .basic(let username, let password):
                 if username.utf8.contains(UInt8(ascii: ":")) {
                     throw ConnectError.invalidRequest(.invalidBasicUsername)
                 }
+                // `Basic Og==` (":"): credentials not loaded yet, as an empty bearer token is.
+                if username.isEmpty && password.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
             case .bearer(let secret), .custom(let secret), .header(_, let secret):
                 if secret.utf8.allSatisfy(HTTPHeader.isWhitespace) {
                     throw ConnectError.invalidRequest(.emptyToken)

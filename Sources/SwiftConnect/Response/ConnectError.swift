@@ -226,8 +226,9 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// password.
     case invalidBasicUsername
     /// The token of an ``AuthorizationToken`` (`.bearer`, `.custom`, or `.header`'s value) is
-    /// empty or only spaces: the header would go out as `Authorization: Bearer` with no
-    /// credentials. A call without credentials returns `nil` as its token.
+    /// empty or only spaces, or a `.basic` username and password are both empty: the header would
+    /// go out as `Authorization: Bearer` (or `Basic Og==`) with no credentials. A call without
+    /// credentials returns `nil` as its token.
     case emptyToken
     /// The pieces did not form a valid URL.
     case invalidURL(String)

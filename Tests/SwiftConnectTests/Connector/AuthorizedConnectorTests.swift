@@ -160,12 +160,22 @@ struct AuthorizedConnectorTests {
     /// a request the server can only refuse: the build fails instead, and nothing is sent.
     @Test(arguments: [
         AuthorizationToken.bearer(token: ""), .bearer(token: "  "), .custom(token: ""),
-        .header(name: "X-API-Key", value: " \t"),
+        .header(name: "X-API-Key", value: " \t"), .basic(username: "", password: ""),
     ])
     func anEmptyTokenFailsBeforeSending(token: AuthorizationToken) async {
         let connector = AuthorizedTestConnector(authorizationToken: token)
         #expect(rejectionReason(building: connector) == .emptyToken)
         await expectRejectedBeforeSending(connector, with: .emptyToken)
+    }
+
+    /// Either half of Basic credentials may be empty: an API key goes as the username with no
+    /// password (Stripe's), or as the password with no username.
+    @Test(arguments: [("sk_test_1", ""), ("", "key-2")])
+    func basicCredentialsWithOneHalfEmptyAreSent(username: String, password: String) throws {
+        let connector = AuthorizedTestConnector(authorizationToken: .basic(username: username, password: password))
+        let request = try connector.asURLRequest()
+        let encoded = Data("\(username):\(password)".utf8).base64EncodedString()
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Basic \(encoded)")
     }
 
     /// RFC 7617: a user-id cannot hold a colon; `base64("a:b:c")` reads as user `a`, password
