@@ -16,7 +16,10 @@ import Foundation
 ///     ``Promise/init(callbackQueue:)``, or run observers on the thread that completes the promise
 ///     when none was given. Futures derived with `map`, `flatMap`, … share their source's queue.
 ///   - Observing a future that has already completed still runs the observer (on the same queue).
-///   - Observers are released once they have run; long chains run in a loop, never recursively.
+///   - Observers are released once they have run; long chains run in a loop, never recursively,
+///     and so does recursion through futures that have completed already (a `flatMap` step that
+///     returns another `flatMap` on `Future(value:)`): past 16 observers nested in one another, a
+///     nested observer runs as soon as the one 16 deep returns, on the same thread.
 ///
 /// In a module that also imports Combine, spell it `SwiftConnect.Future`.
 public final class Future<Value: Sendable>: @unchecked Sendable {

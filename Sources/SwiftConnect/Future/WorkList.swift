@@ -171,14 +171,43 @@ struct WorkList: Sendable {
     /// Runs every item, and the items they produce, in order: what an item produces runs before
     /// the items after it.
     ///
+    /// An item may drain a list of its own — an observer registered on a completed future, a
+    /// promise completed, from inside an observer or a `flatMap` step — and that one runs inside
+    /// it, on the same stack. Recursion through completed futures (a `flatMap` whose step returns a
+    /// `flatMap` on `Future(value:)`, a page cached for each of a thousand pages) would then grow
+    /// the stack by a drain per step, past its end. So from ``maximumNesting`` drains deep on, a
+    /// drain runs nothing: it sends its items bound for a queue there, as it would, and leaves the
+    /// others to the drain it is nested in, which runs them as soon as the item running returns,
+    /// before that item's own work. The recursion then runs in that drain's loop.
+    ///
     /// - Parameter current: the queue the caller is running on, or `nil` when unknown. Items
     ///   bound for another queue are sent there (consecutive ones together) and drained there.
     @usableFromInline
     func drain(on current: DispatchQueue? = nil) {
         // Most drains have nothing to run: registering on a pending future drains an empty list.
         guard !isEmpty else { return }
-        let replaced = DrainingQueue.mark.set(current.map { Unmanaged.passUnretained($0).toOpaque() })
-        defer { DrainingQueue.mark.restore(replaced) }
+        let outer = DrainingQueue.frame
+        if let outer, outer.pointee.depth >= Self.maximumNesting {
+            outer.pointee.left.append(sendingQueuedItems())
+            return
+        }
+        var frame = DrainFrame(
+            queue: current.map { Unmanaged.passUnretained($0).toOpaque() }, depth: (outer?.pointee.depth ?? 0) + 1)
+        withUnsafeMutablePointer(to: &frame) { frame in
+            let replaced = DrainingQueue.mark.set(UnsafeMutableRawPointer(frame))
+            defer { DrainingQueue.mark.restore(replaced) }
+            run(on: current, leftBy: frame)
+        }
+    }
+
+    /// How many drains deep a drain still runs its items itself (see ``drain(on:)``): deep enough
+    /// that observers registering observers never notice, shallow enough for a thread's stack
+    /// (512 KiB for a secondary thread on Apple platforms).
+    static let maximumNesting = 16
+
+    /// ``drain(on:)``'s loop; `frame` is this drain's, where drains nested too deep leave their
+    /// items.
+    private func run(on current: DispatchQueue?, leftBy frame: UnsafeMutablePointer<DrainFrame>) {
         var list = self
         var index = 0
         // Lists interrupted by the work one of their items produced; empty for a plain chain.
@@ -192,7 +221,15 @@ struct WorkList: Sendable {
             let item = list[index]
             if item.queue == nil || item.queue === current {
                 index += 1
-                let produced = item.run()
+                var produced = item.run()
+                if !frame.pointee.left.isEmpty {
+                    // Left by drains nested in the item: they would have run inside it, so before
+                    // what it returned.
+                    var left = frame.pointee.left
+                    frame.pointee.left = WorkList()
+                    left.append(produced)
+                    produced = left
+                }
                 if !produced.isEmpty {
                     if index < list.count { interrupted.append((list, index)) }
                     list = produced
@@ -209,6 +246,16 @@ struct WorkList: Sendable {
             }
         }
     }
+}
+
+/// A drain running on this thread (``DrainingQueue/mark``).
+struct DrainFrame {
+    /// The queue whose block it runs in, unretained (the block holds it), or `nil`.
+    let queue: UnsafeMutableRawPointer?
+    /// 1 for a drain nested in none, 2 for one nested in that, …
+    let depth: Int
+    /// Items that drains nested too deep in the item running left to this one.
+    var left = WorkList()
 }
 
 /// Tells the main queue from others. Not by identity: on Linux, `DispatchQueue.main` makes a new
@@ -234,19 +281,25 @@ enum MainQueue {
     }
 }
 
-/// The queue whose block the current thread is draining a ``WorkList`` in, if any: a thread-specific
-/// value that ``WorkList/drain(on:)`` sets for the length of the drain.
+/// The queue whose block the current thread is draining a ``WorkList`` in, if any, and the drain
+/// itself: a thread-specific value that ``WorkList/drain(on:)`` sets for the length of the drain.
 ///
 /// A future completed during such a drain keeps its observers bound for that queue in the work
 /// it returns, to run in the same block, and sends those bound for other queues at once (see
 /// ``Future/takeWork(completingWith:)``).
 enum DrainingQueue {
-    /// The queue, unretained: set only while a drain of that queue runs on this thread, and that
-    /// drain's block holds the queue.
+    /// The innermost drain's ``DrainFrame``, on its stack: set only while that drain runs on this
+    /// thread.
     static let mark = ThreadMark()
+
+    /// The innermost drain running on this thread, or `nil`.
+    static var frame: UnsafeMutablePointer<DrainFrame>? {
+        mark.current?.assumingMemoryBound(to: DrainFrame.self)
+    }
 
     /// The queue being drained on this thread, or `nil`.
     static var current: DispatchQueue? {
-        mark.current.map { Unmanaged<DispatchQueue>.fromOpaque($0).takeUnretainedValue() }
+        guard let queue = frame?.pointee.queue else { return nil }
+        return Unmanaged<DispatchQueue>.fromOpaque(queue).takeUnretainedValue()
     }
 }

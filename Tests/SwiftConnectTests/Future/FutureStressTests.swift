@@ -204,6 +204,74 @@ struct FutureStressTests {
         #expect(head == nil)
     }
 
+    /// Runs `body` on a thread of its own with a stack of `stackSize` bytes (512 KiB: a secondary
+    /// thread's on Apple platforms), and returns what it returns.
+    static func onSmallStack<T: Sendable>(stackSize: Int = 512 * 1024, _ body: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            let thread = Thread { continuation.resume(returning: body()) }
+            thread.stackSize = stackSize
+            thread.start()
+        }
+    }
+
+    /// Recursion through futures that have completed already — `flatMap` to a step that returns a
+    /// `flatMap` on `Future(value:)`, a cached page for each of 20,000 pages — ran each step in a
+    /// drain nested in the one before, a few kilobytes of stack a step: it crashed the process
+    /// past about 2,000 steps on an 8 MiB stack. It now runs in a loop, 16 drains deep at most.
+    @Test(.timeLimit(.minutes(1)))
+    func recursiveFlatMapOverCompletedFuturesRunsInALoop() async {
+        @Sendable func step(_ left: Int) -> SwiftConnect.Future<Int> {
+            SwiftConnect.Future(value: left).flatMap { value in
+                value == 0 ? SwiftConnect.Future(value: 0) : step(value - 1)
+            }
+        }
+        let result = await Self.onSmallStack { try? step(20_000).result?.get() }
+        #expect(result == 0)
+    }
+
+    /// The same with promises completed from their own observers, which ran each observer in a
+    /// drain nested in the one before.
+    @Test(.timeLimit(.minutes(1)))
+    func promisesCompletedFromTheirObserversRecursivelyRunInALoop() async {
+        let steps = Counter()
+        @Sendable func countDown(from left: Int, done: Promise<Int>) {
+            let promise = Promise<Int>()
+            promise.future.observe { result in
+                steps.increment()
+                guard case .success(let value) = result, value > 0 else {
+                    done.succeed(steps.value)
+                    return
+                }
+                countDown(from: value - 1, done: done)
+            }
+            promise.succeed(left)
+        }
+        let counted = await Self.onSmallStack { () -> Int? in
+            let done = Promise<Int>()
+            countDown(from: 20_000, done: done)
+            return try? done.future.result?.get()
+        }
+        #expect(counted == 20_001)
+    }
+
+    /// Below that depth nothing changes: an observer registered on a completed future from inside
+    /// another observer has run when `observe` returns, and a promise completed there has run its
+    /// observers when `succeed` returns.
+    @Test func anObserverNestedInAnotherRunsAtOnce() {
+        let outer = Promise<Int>()
+        let seen = Recorder<String>()
+        outer.future.observe { _ in
+            SwiftConnect.Future(value: 1).observe { _ in seen.append("registered") }
+            seen.append("after observe")
+            let inner = Promise<Int>()
+            inner.future.observe { _ in seen.append("completed") }
+            inner.succeed(2)
+            seen.append("after succeed")
+        }
+        outer.succeed(0)
+        #expect(seen.values == ["registered", "after observe", "completed", "after succeed"])
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func concurrentCancelsRunTheCancelActionExactlyOnce() async {
         let start = DispatchTime.now().uptimeNanoseconds
