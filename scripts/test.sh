@@ -10,6 +10,7 @@
 #   PYTHON            interpreter used to create the venv (default: python3)
 #   HTTPBIN_WORKERS   gunicorn worker processes (default: 4)
 #   HTTPBIN_THREADS   threads per worker        (default: 64)
+#   TMPDIR            temporary directory for the build and the tests (default: .build/tmp)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,6 +33,16 @@ fi
 log() { echo "[test.sh] $*" >&2; }
 
 mkdir -p "$ROOT/.build"
+
+# The Swift driver leaves an empty TemporaryDirectory.XXXXXX in the temporary directory on every
+# invocation, a dozen per `swift test`: they, and the tests' own temporary files, go to .build/tmp.
+# (A TMPDIR set by the caller is kept.)
+if [ -z "${TMPDIR:-}" ]; then
+    export TMPDIR="$ROOT/.build/tmp"
+    mkdir -p "$TMPDIR"
+    # Those of earlier runs: an hour old, no build of this run is using them.
+    find "$TMPDIR" -mindepth 1 -maxdepth 1 -name 'TemporaryDirectory.*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+fi
 
 # ---------------------------------------------------------------- venv
 IMPORT_CHECK='from httpbin import app; import gunicorn.app.wsgiapp, gunicorn.workers.gthread'
