@@ -137,6 +137,21 @@ struct SessionDelegateTests {
             #expect(log.values == ["ran on caller", "returned"])
         }
 
+        /// An IPv6 literal is a valid host (RFC 3986 §3.2.2) and the build takes it, but
+        /// FoundationNetworking refuses it before connecting: Usage.md says so, and this notices the
+        /// day it does not.
+        @Test func anIPv6LiteralHostFailsWithBadURLOnLinux() async throws {
+            let connector = TestConnector(baseURL: try #require(URL(string: "http://[::1]:9/api")), endpoint: "/x")
+            let connect = Connect()
+            #expect(try connect.urlRequest(for: connector).url?.absoluteString == "http://[::1]:9/api/x")
+            let result = await connect.request(connector).asyncResult
+            guard case .failure(ConnectError.transport(let underlying)) = result else {
+                Issue.record("expected a transport error, got \(result)")
+                return
+            }
+            #expect(URLError.code(of: underlying) == .badURL)
+        }
+
         @Test func cancelledBasicChallengeStillReturnsThe401WithItsBody() async throws {
             let (data, status) = try await Harness().run { harness in
                 harness.respond(status: 401, headers: ["WWW-Authenticate": #"Basic realm="api""#])
