@@ -93,6 +93,17 @@ struct HTTPMethodTests {
         await expectRejectedBeforeSending(connector, with: .invalidMethod(name))
     }
 
+    /// The usual methods are answered without reading their bytes: every one but CONNECT can be
+    /// sent, and so can names that only start like CONNECT or have its length.
+    @Test func everyMethodButConnectIsSendable() {
+        let methods: [HTTPMethod] = [.get, .post, .put, .delete, .patch, .head, .options, .trace, .query]
+        for method in methods { #expect(method.isSendable, "\(method)") }
+        #expect(!HTTPMethod.connect.isSendable)
+        for name in ["CONNECX", "CONNECTS", "CONNEC", "PROPFIND", "M-SEARCH"] {
+            #expect(HTTPMethod(rawValue: name).isSendable, "\(name)")
+        }
+    }
+
     /// CONNECT's target is a `host:port` (RFC 9110 §9.3.6), which a URL's path cannot give: the
     /// request would go out as `CONNECT /path HTTP/1.1`, which no server can answer.
     @Test(arguments: ["CONNECT", "connect"])
