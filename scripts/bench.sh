@@ -19,6 +19,8 @@
 #   SWIFTCONNECT_BENCH_SECONDS   time per end-to-end benchmark (default 8)
 #   SWIFTCONNECT_BENCH_UPLOAD_1GIB=1  adds the 1 GiB upload to the Uploads suite (about 1½ minutes more)
 #   BENCH_NGINX                  nginx binary (default: nginx on PATH, or /usr/sbin/nginx)
+#   TMPDIR                       temporary files: the build's, nginx's prefix, the upload fixtures
+#                                (default: Benchmarks/.build/tmp)
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -55,7 +57,17 @@ if [ -z "$NGINX" ]; then
     fi
 fi
 
-PREFIX="$(mktemp -d "${TMPDIR:-/tmp}/swiftconnect-bench.XXXXXX")"
+# The Swift driver leaves an empty TemporaryDirectory.XXXXXX in the temporary directory on every
+# invocation: they, the server's prefix and the upload fixtures go to Benchmarks/.build/tmp, as
+# scripts/test.sh does for the tests. (A TMPDIR set by the caller is kept.)
+if [ -z "${TMPDIR:-}" ]; then
+    export TMPDIR="$BENCH/.build/tmp"
+    mkdir -p "$TMPDIR"
+    # Those of earlier runs: an hour old, no build of this run is using them.
+    find "$TMPDIR" -mindepth 1 -maxdepth 1 -name 'TemporaryDirectory.*' -mmin +60 -exec rm -rf {} + 2>/dev/null || true
+fi
+
+PREFIX="$(mktemp -d "$TMPDIR/swiftconnect-bench.XXXXXX")"
 SERVER_PID=""
 SINK_PID=""
 cleanup() {
