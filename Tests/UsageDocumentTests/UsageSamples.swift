@@ -200,6 +200,19 @@ func chained(connect: Connect) {
         }
 }
 
+func todoPair(connect: Connect) -> SwiftConnect.Future<(Todo, Todo)> {
+    let first = connect.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self)
+    let second = connect.request(TodoConnector.get(id: 2)).decoded(toType: Todo.self)
+    first.whenFailure { _ in second.cancel() }
+    return first.flatMap { one in second.map { two in (one, two) } }
+}
+
+func loadTodoPair(connect: Connect) async throws -> (Todo, Todo) {
+    async let first = connect.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self).value
+    async let second = connect.request(TodoConnector.get(id: 2)).decoded(toType: Todo.self).value
+    return try await (first, second)
+}
+
 func deleteTodo(connect: Connect) {
     connect.request(TodoConnector.get(id: 1)).decoded(toType: Empty.self).observe { result in
         print(result)
