@@ -125,6 +125,23 @@ struct ConnectUploadTests {
         #expect(transport.requests.count == 1)
     }
 
+    /// The upload's own `Content-Length` is the only framing header its check lets through: one
+    /// an adapter sets beside it, `Transfer-Encoding: chunked`, would have the server read the
+    /// body as chunks. Refused, and nothing is sent.
+    @Test func anAdaptersTransferEncodingOnAnUploadIsRefused() async throws {
+        let transport = RecordingTransport()
+        let chunking = ClosureAdapter { request in
+            var request = request
+            request.setValue("chunked", forHTTPHeaderField: "Transfer-Encoding")
+            return request
+        }
+        let connect = makeConnect(transport: transport, middleware: ConnectMiddleware(adapters: [chunking]))
+        let file = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("one".utf8))
+        let result = await connect.upload(files: [file], to: connector(), options: Self.options).asyncResult
+        #expect(invalidRequestReason(of: result) == .reservedHeader(name: "Transfer-Encoding"))
+        #expect(transport.requests.isEmpty)
+    }
+
     /// A policy that turns an upload's hop into a GET, starting from the upload's own request: the
     /// body stays behind, so its `Content-Length` must not go on (the server would wait for it).
     @Test func aFollowWithOfAnotherMethodMayNotKeepTheUploadsContentLength() async throws {

@@ -241,6 +241,9 @@ struct ConnectMiddlewareRetrierTests {
         }
         #expect(invalidRequestReason(of: body) == .bodyNotAllowed(method: "GET"))
         #expect(bodyTransport.requests.isEmpty)
+        let (stream, streamTransport) = await sent { $0.httpBodyStream = InputStream(data: Data("x".utf8)) }
+        #expect(invalidRequestReason(of: stream) == .bodyNotAllowed(method: "GET"))
+        #expect(streamTransport.requests.isEmpty)
         let (trace, traceTransport) = await sent {
             $0.httpMethod = "TRACE"
             $0.httpBody = Data("{}".utf8)

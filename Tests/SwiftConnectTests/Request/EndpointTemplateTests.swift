@@ -60,6 +60,7 @@ struct EndpointTemplateTests {
         arguments: [
             "/users/{id",  // unclosed {
             "/users/{id/todos",  // slot runs into a /
+            "/users/{id/todos}",  // a slot's name cannot hold a /: it is two segments, not one slot
             "/users/{id?x=1}",  // slot runs into the query
             "/users/id}",  // stray }
             "/users/{}",  // empty slot
