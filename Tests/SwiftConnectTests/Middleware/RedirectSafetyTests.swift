@@ -208,6 +208,21 @@ struct RedirectSafetyTests {
         #expect(request.value(forHTTPHeaderField: "Content-Type") == nil)
     }
 
+    /// The headers that describe the body leave with it: a `Content-Encoding: gzip` on a GET with
+    /// no body tells the server to inflate nothing.
+    @Test(arguments: [301, 302, 303])
+    func theBodysHeadersLeaveWithIt(status: Int) throws {
+        var original = Self.original("https://api.test/form")
+        original.setValue("gzip", forHTTPHeaderField: "Content-Encoding")
+        original.setValue("17", forHTTPHeaderField: "Content-Length")
+        let request = try #require(Self.follow(status, from: original, to: "/result"))
+        #expect(request.httpMethod == "GET")
+        for name in ["Content-Type", "Content-Length", "Content-Encoding"] {
+            #expect(request.value(forHTTPHeaderField: name) == nil, "\(name)")
+        }
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer top-secret")
+    }
+
     @Test func seeOtherKeepsHead() throws {
         var previous = URLRequest(url: Self.url("https://api.test/a"))
         previous.httpMethod = "HEAD"

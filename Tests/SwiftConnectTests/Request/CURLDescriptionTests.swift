@@ -66,6 +66,8 @@ struct CURLDescriptionTests {
 
     @Test(arguments: [
         "Authorization", "Proxy-Authorization", "Cookie", "authorization", "X-API-Key", "X-Session-Token",
+        // One of each word that makes a name a credential's wherever it stands in it.
+        "X-Session-Id", "X-Client-Secret", "X-Password", "X-Passwd", "X-Apikey", "X-Api_Key", "X-Signature",
     ])
     func sensitiveHeaderValuesAreRedacted(name: String) throws {
         let get = try request("https://h.test/", headers: [name: "s3cr3t-value", "Accept": "application/json"])
@@ -74,6 +76,13 @@ struct CURLDescriptionTests {
         // URLRequest may canonicalise the name's case (Linux does: "X-Api-Key").
         #expect(text.lowercased().contains("-h \"\(name.lowercased()): <redacted>\""))
         #expect(text.contains("-H \"Accept: application/json\""))
+    }
+
+    /// A session id in the query is as good as the cookie that would carry it.
+    @Test func aSessionInTheQueryIsRedacted() throws {
+        let text = DebugDescription.curl(try request("https://h.test/items?session=abc123&page=2"))
+        #expect(!text.contains("abc123"))
+        #expect(text.contains("session=<redacted>&page=2"))
     }
 
     @Test func passwordInTheURLIsRedacted() throws {
