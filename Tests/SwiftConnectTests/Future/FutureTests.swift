@@ -67,6 +67,29 @@ struct FutureTests {
         #expect(log.values == Array(0..<100))
     }
 
+    /// A chain on a callback queue runs in the block of that queue it started in: the `map`'s
+    /// future hands its observer to the same block, not to the back of the queue, behind a block
+    /// the `map` queued meanwhile (one dispatch a chain, not one a link).
+    @Test func aChainOnACallbackQueueRunsInOneBlockOfIt() async {
+        let target = MarkedQueue("future.chain")
+        let promise = Promise<Int>(callbackQueue: target.queue)
+        let log = Log<String>()
+        let inTime = await Fixtures.signalled { done in
+            promise.future
+                .map { value in
+                    target.queue.async {
+                        log.append("queued by map")
+                        done()
+                    }
+                    return value
+                }
+                .observe { _ in log.append("observer") }
+            promise.succeed(1)
+        }
+        #expect(inTime)
+        #expect(log.values == ["observer", "queued by map"])
+    }
+
     @Test func observingACompletedFutureStillRunsTheObserver() {
         let future = Future(value: 5)
         let log = Log<Int>()

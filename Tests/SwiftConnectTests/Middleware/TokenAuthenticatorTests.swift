@@ -662,6 +662,43 @@ struct TokenAuthenticatorTests {
         #expect(transport.requests.count == 9)
     }
 
+    /// One request gets `retriesPerRequest` refreshes (1 by default), however many the limit
+    /// leaves: sent with the old token and the refreshed one, then its 401 is the answer.
+    @Test func oneRequestIsRetriedWithOneRefreshByDefault() async throws {
+        let transport = server(accepting: "nothing")
+        let refresher = CountingRefresher { number in AccessToken("t\(number)") }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("t0"), refresher: refresher, maximumRefreshes: 10, now: { start })
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect(isUnauthorized(result))
+        #expect(refresher.calls.value == 1)
+        #expect(transport.requests.map(authorization) == ["Bearer t0", "Bearer t1"])
+    }
+
+    /// A 401 for a token that is no longer the current one (the app set another while the request
+    /// was out) is retried with the current token: refreshing would throw away a good one.
+    @Test func a401ForATokenSetAsideMeanwhileIsRetriedWithTheCurrentTokenWithoutARefresh() async throws {
+        let refresher = CountingRefresher { _ in AccessToken("refreshed") }
+        let authenticator = TokenAuthenticator(token: AccessToken("old"), refresher: refresher, now: { start })
+        let sent = Fixtures.Recorder<String?>()
+        let transport = StubTransport { request in
+            let value = request.value(forHTTPHeaderField: "Authorization")
+            sent.append(value)
+            if value == "Bearer old" {
+                await authenticator.setToken(AccessToken("new"))
+                return StubTransport.Reply(statusCode: 401)
+            }
+            return StubTransport.Reply(statusCode: value == "Bearer new" ? 200 : 401)
+        }
+        let result = await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).asyncResult
+        #expect((try? result.get()) != nil, "\(result)")
+        #expect(refresher.calls.value == 0)
+        #expect(await authenticator.refreshCount == 0)
+        #expect(sent.values == ["Bearer old", "Bearer new"])
+    }
+
     @Test func oneRequestRetriedManyTimesStillStopsAtTheRefreshLimit() async throws {
         let transport = server(accepting: "nothing")
         let refresher = CountingRefresher { number in AccessToken("t\(number)") }

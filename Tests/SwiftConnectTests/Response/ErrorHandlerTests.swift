@@ -156,6 +156,15 @@ struct DefaultErrorHandlerTests {
         #expect(failure.response.data.count == 4096)
     }
 
+    /// "Up to 1 KiB" (Usage.md), exactly: 1,024 bytes are the message, 1,025 are not.
+    @Test func plainTextUpToOneKibibyteIsTheMessage() throws {
+        let limit = String(repeating: "a", count: 1024)
+        let atLimit = Fixtures.response(status: 500, body: limit, headers: ["Content-Type": "text/plain"])
+        #expect(try #require(unacceptable(handler.handle(atLimit))).message == limit)
+        let over = Fixtures.response(status: 500, body: limit + "a", headers: ["Content-Type": "text/plain"])
+        #expect(try #require(unacceptable(handler.handle(over))).message == nil)
+    }
+
     @Test func customMessageKeysAreReadInTheirOrder() throws {
         let handler = ErrorHandler(messageKeys: ["detail", "title"])
         let body = #"{"title":"Bad Request","detail":"page must be positive","message":"ignored"}"#
