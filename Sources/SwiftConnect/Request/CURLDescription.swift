@@ -16,10 +16,11 @@ enum DebugDescription {
     /// `authentication…`, `authoriz…` or `credential(s)`, or one that ends in the word `key` after
     /// another word (`Ocp-Apim-Subscription-Key`, `X-Access-Key`, `clientKey`) — but not `author`,
     /// `keyword` or a lone `key`, unless `inURL`: a URL's `?key=` is how many APIs take their API
-    /// key (Google's, for one), where a body's `"key"` is as often an object's name. So is a name whose last word is `verifier` (`code_verifier`,
-    /// `oauth_verifier`), `assertion` (`client_assertion`, but not `client_assertion_type`),
-    /// `passcode`, `otp` (`X-OTP`, but not `otp_enabled`), `pin` (`user_pin`, but not `pin_code`) or
-    /// `sig` (a signed URL's `?sig=`), `jwt` (`X-JWT`, but not `jwt_alg`) or `bearer`.
+    /// key (Google's, for one), where a body's `"key"` is as often an object's name. So is a name
+    /// whose last word is `verifier` (`code_verifier`, `oauth_verifier`), `assertion`
+    /// (`client_assertion`, but not `client_assertion_type`), `passcode`, `otp` (`X-OTP`, but not
+    /// `otp_enabled`), `pin` (`user_pin`, but not `pin_code`) or `sig` (a signed URL's `?sig=`),
+    /// `jwt` (`X-JWT`, but not `jwt_alg`) or `bearer`.
     static func isSensitive(name: String, credentialHeaders: Set<String> = [], inURL: Bool = false) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
