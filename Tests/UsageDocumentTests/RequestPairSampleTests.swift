@@ -37,17 +37,17 @@ struct RequestPairSampleTests {
     }
 
     /// A client whose todo 1 is answered only once todo 2 has been asked for (the stub gives up
-    /// after 5 s) and todo 2 at once; or, `failingFirst`, whose todo 1 is a `500` at once and
-    /// todo 2 is held until it is cancelled.
+    /// after 5 s), and todo 2 at once; or, `failingFirst`, whose todo 1 is then a `500`, and todo 2
+    /// is held until it is cancelled.
     static func connect(arrivals: Arrivals, failingFirst: Bool = false) -> Connect {
         let transport = StubTransport { request in
             let id = id(of: request)
             await arrivals.arrived(id)
             if id == 1 {
-                if failingFirst { return StubTransport.Reply(statusCode: 500) }
                 guard await arrivals.wait(seconds: 5, until: { await $0.ids.contains(2) }) else {
                     throw StubFailure()
                 }
+                if failingFirst { return StubTransport.Reply(statusCode: 500) }
             } else if failingFirst {
                 // Held until cancelled (or 10 s).
                 do {
@@ -99,8 +99,7 @@ struct RequestPairSampleTests {
         } catch {
             Self.expectServerError(error)
         }
-        // `async let` waits for the cancelled request before the function returns.
-        #expect(await arrivals.cancelled == [2])
+        #expect(await arrivals.wait(seconds: 5, until: { await $0.cancelled == [2] }))
     }
 }
 
