@@ -229,34 +229,26 @@ struct ConnectMiddlewareRetrierTests {
     /// GET, HEAD or TRACE.
     @Test func anAdaptersMethodOrBodyTheBuildWouldRefuseFailsTheRequestAndNothingIsSent() async throws {
         let injected = "GET /headers HTTP/1.1\r\nX-Injected: 1\r\nX-Pad:"
-        let (line, lineTransport) = await sent { $0.httpMethod = injected }
-        #expect(invalidRequestReason(of: line) == .invalidMethod(injected))
-        #expect(lineTransport.requests.isEmpty)
-        let (spaced, spacedTransport) = await sent { $0.httpMethod = "GET X" }
-        #expect(invalidRequestReason(of: spaced) == .invalidMethod("GET X"))
-        #expect(spacedTransport.requests.isEmpty)
-        let (body, bodyTransport) = await sent {
-            $0.httpMethod = "get"
-            $0.httpBody = Data("{}".utf8)
+        func withBody(method: String) -> @Sendable (inout URLRequest) -> Void {
+            { request in
+                request.httpMethod = method
+                request.httpBody = Data("{}".utf8)
+            }
         }
-        #expect(invalidRequestReason(of: body) == .bodyNotAllowed(method: "GET"))
-        #expect(bodyTransport.requests.isEmpty)
-        let (stream, streamTransport) = await sent { $0.httpBodyStream = InputStream(data: Data("x".utf8)) }
-        #expect(invalidRequestReason(of: stream) == .bodyNotAllowed(method: "GET"))
-        #expect(streamTransport.requests.isEmpty)
-        let (trace, traceTransport) = await sent {
-            $0.httpMethod = "TRACE"
-            $0.httpBody = Data("{}".utf8)
+        let refused: [(InvalidRequestReason, @Sendable (inout URLRequest) -> Void)] = [
+            (.invalidMethod(injected), { $0.httpMethod = injected }),
+            (.invalidMethod("GET X"), { $0.httpMethod = "GET X" }),
+            (.bodyNotAllowed(method: "GET"), withBody(method: "get")),
+            (.bodyNotAllowed(method: "GET"), { $0.httpBodyStream = InputStream(data: Data("x".utf8)) }),
+            (.bodyNotAllowed(method: "TRACE"), withBody(method: "TRACE")),
+            (.invalidMethod("CONNECT"), { $0.httpMethod = "connect" }),
+        ]
+        for (reason, adapt) in refused {
+            let (result, transport) = await sent(adapting: adapt)
+            #expect(invalidRequestReason(of: result) == reason)
+            #expect(transport.requests.isEmpty, "\(reason)")
         }
-        #expect(invalidRequestReason(of: trace) == .bodyNotAllowed(method: "TRACE"))
-        #expect(traceTransport.requests.isEmpty)
-        let (tunnel, tunnelTransport) = await sent { $0.httpMethod = "connect" }
-        #expect(invalidRequestReason(of: tunnel) == .invalidMethod("CONNECT"))
-        #expect(tunnelTransport.requests.isEmpty)
-        let (post, postTransport) = await sent {
-            $0.httpMethod = "POST"
-            $0.httpBody = Data("{}".utf8)
-        }
+        let (post, postTransport) = await sent(adapting: withBody(method: "POST"))
         #expect((try? post.get()) != nil)
         #expect(postTransport.requests.first?.httpBody == Data("{}".utf8))
     }
