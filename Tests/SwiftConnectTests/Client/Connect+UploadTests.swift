@@ -298,6 +298,22 @@ struct ConnectUploadTests {
         #expect((PipelineFixtures.error(of: result) as? ConnectError)?.statusCode == 500)
     }
 
+    /// An upload whose connection failed reports no total it never sent: the transport reported
+    /// no progress, and none is made up at the end.
+    @Test func anUploadWhoseConnectionFailedReportsNoTotal() async {
+        let connect = makeConnect(transport: RecordingTransport { _ in throw URLError(.networkConnectionLost) })
+        let task = connect.uploadTask(files: nil, to: connector())
+        var values: [UploadProgress] = []
+        for await progress in task.progress { values.append(progress) }
+        let result = await task.response.asyncResult
+        guard case .transport(let underlying)? = PipelineFixtures.error(of: result) as? ConnectError else {
+            Issue.record("expected a transport error, got \(result)")
+            return
+        }
+        #expect(URLError.code(of: underlying) == .networkConnectionLost)
+        #expect(values.isEmpty, "\(values)")
+    }
+
     // MARK: Redirects, retries, cancellation
 
     @Test func temporaryRedirectSendsTheBodyAgain() async throws {

@@ -402,6 +402,21 @@ struct DirectExchangeTests {
         #expect(received.headers["X-Trace"] == "kept")
     }
 
+    /// The counterpart on the same origin: the credentials the request was sent with go on.
+    @Test func aFollowWithRequestToTheSameOriginKeepsItsCredentials() async throws {
+        var call = Call(endpoint: "/redirect-to?url=/get&status_code=302")
+        call.headers = [.authorization(bearerToken: "secret-token")]
+        call.redirectPolicy = .decide { redirect in
+            var request = redirect.response.request
+            request.url = HTTPBin.baseURL.appendingPathComponent("headers")
+            return .followWith(request)
+        }
+        struct Headers: Decodable, Sendable { let headers: [String: String] }
+        // No middleware: the request runs as a DirectExchange.
+        let received = try await HTTPBin.connect().request(call).decoded(toType: Headers.self).value
+        #expect(received.headers["Authorization"] == "Bearer secret-token")
+    }
+
     @Test func aFollowWithRequestWithAnInvalidHeaderFailsTheRequest() async throws {
         var call = Call(endpoint: "/redirect-to?url=/get&status_code=302")
         call.redirectPolicy = .decide { redirect in

@@ -357,6 +357,9 @@ struct ConnectErrorTests {
         #expect(ConnectError.transport(underlying: reported) == .transport(underlying: URLError(.timedOut)))
         #expect(ConnectError.transport(underlying: URLError(.timedOut)) == .transport(underlying: reported))
         #expect(ConnectError.transport(underlying: reported) != .transport(underlying: URLError(.cancelled)))
+        // The same code in another domain is another error.
+        let elsewhere = NSError(domain: "com.example.sync", code: NSURLErrorTimedOut)
+        #expect(ConnectError.transport(underlying: elsewhere) != .transport(underlying: URLError(.timedOut)))
         #expect(
             ConnectError.transport(underlying: reported).description
                 == ConnectError.transport(underlying: URLError(.timedOut)).description,
@@ -400,6 +403,12 @@ struct ConnectErrorTests {
         #expect(ConnectError.uploadSourceChanged(file, detail: "d") != .uploadSourceChanged(file, detail: "e"))
         let other = File(name: "a.txt", key: "doc", mimeType: .txt, data: Data("y".utf8))
         #expect(ConnectError.uploadSourceChanged(file, detail: "d") != .uploadSourceChanged(other, detail: "d"))
+        func stream(length: UInt64) -> File {
+            File(name: "s.bin", key: "doc", mimeType: .binary, length: length) { InputStream(data: Data()) }
+        }
+        #expect(
+            ConnectError.uploadSourceChanged(stream(length: 1), detail: "d")
+                != .uploadSourceChanged(stream(length: 2), detail: "d"))
     }
 
     /// What a test of yours can write: the error a future fails with, expected by value.
