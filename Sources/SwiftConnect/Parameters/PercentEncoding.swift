@@ -86,21 +86,26 @@ enum PercentEncoding {
     /// without the dots beside their slot, and only if they are `.` or `..`: a value with any other
     /// character puts it, encoded or not, into its segment.
     static func isDots(_ value: String) -> Bool {
-        let utf8 = value.utf8
-        return utf8.count <= 2 && utf8.allSatisfy { $0 == UInt8(ascii: ".") }
+        value.withUTF8Bytes(isDots)
+    }
+
+    /// ``isDots(_:)`` of a value's UTF-8 bytes.
+    @inline(__always)
+    private static func isDots(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        bytes.count <= 2 && bytes.allSatisfy { $0 == UInt8(ascii: ".") }
     }
 
     /// Appends ``pathValue(_:)`` of `value` to `output`: what request building writes.
     static func appendPathValue(_ value: String, to output: inout UTF8Writer) {
         value.withUTF8Bytes { bytes in
-            if bytes.count <= 2, bytes.allSatisfy({ $0 == UInt8(ascii: ".") }) {
-                for _ in bytes {
-                    output.append(UInt8(ascii: "%"))
-                    output.append(UInt8(ascii: "2"))
-                    output.append(UInt8(ascii: "E"))
-                }
-            } else {
+            guard isDots(bytes) else {
                 append(bytes, keepingEscapes: false, keeping: .unreserved, to: &output)
+                return
+            }
+            for _ in bytes {
+                output.append(UInt8(ascii: "%"))
+                output.append(UInt8(ascii: "2"))
+                output.append(UInt8(ascii: "E"))
             }
         }
     }
