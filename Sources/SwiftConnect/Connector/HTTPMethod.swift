@@ -58,16 +58,12 @@ public struct HTTPMethod: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// proxy's tunnel, which URLSession does itself.
     ///
     /// The usual methods are answered by comparing strings, which costs next to nothing when they
-    /// are equal; reading the bytes cost about 170 instructions a request built. Any other method
-    /// is read from its bytes in one pass.
+    /// are equal; reading their bytes and comparing them with CONNECT cost about 170 instructions
+    /// a request built.
     var isSendable: Bool {
         switch rawValue {
         case "GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS": return true
-        default: break
-        }
-        return rawValue.withUTF8Bytes { bytes in
-            !bytes.isEmpty && bytes.allSatisfy(ASCIISet.token.contains)
-                && !(bytes.count == 7 && bytes.elementsEqual("CONNECT".utf8))
+        default: return ASCIISet.isToken(rawValue) && self != .connect
         }
     }
 
