@@ -27,7 +27,8 @@ import Foundation
 /// `endpoint` is a template: each `{name}` slot is filled by the path parameter with that key,
 /// percent-encoded so that it fills exactly one path segment. The endpoint is appended to the base
 /// URL's path (`https://host/api/v1` + `/todos` → `https://host/api/v1/todos`), and may carry
-/// its own `?query`.
+/// its own `?query`: the base URL's query, the endpoint's and the query parameters follow one
+/// another in that order, joined with one `&` (none added after a part that ends with `&`).
 ///
 /// Building the request is strict: a slot without a value, a path value without a slot, a header
 /// with CR or LF, a non-http(s) base URL or a body that cannot be encoded fail the request with

@@ -287,19 +287,21 @@ enum RequestBuilder {
                 }
                 try write(template.path, isQuery: false, to: &output)
 
-                var separator = UInt8(ascii: "?")
+                // What goes before the next part of the query: `?`, then `&`, or nothing after a
+                // part that ends with `&` (`?a=1&` and `b=2` join as `?a=1&b=2`).
+                var separator: UInt8? = UInt8(ascii: "?")
                 if !baseQuery.isEmpty {
-                    output.append(separator)
+                    if let separator { output.append(separator) }
                     output.append(contentsOf: baseQuery)
-                    separator = UInt8(ascii: "&")
+                    separator = baseQuery.last == UInt8(ascii: "&") ? nil : UInt8(ascii: "&")
                 }
                 if !template.query.isEmpty {
-                    output.append(separator)
+                    if let separator { output.append(separator) }
                     try write(template.query, isQuery: true, to: &output)
-                    separator = UInt8(ascii: "&")
+                    separator = template.queryEndsWithAmpersand ? nil : UInt8(ascii: "&")
                 }
                 if hasItemsQuery {
-                    output.append(separator)
+                    if let separator { output.append(separator) }
                     parameters.appendQueryString(to: &output)
                 }
             }

@@ -120,6 +120,23 @@ struct RequestBuilderTests {
         #expect(url == "https://api.example.com/v2/todos?key=abc&expand=user&page=2")
     }
 
+    /// A base or endpoint query that ends with `&` is followed by the next part without another
+    /// one, and kept as written when nothing follows.
+    @Test(arguments: [
+        ("https://api.example.com/v2?key=abc&", "/todos?expand=user&", true, "?key=abc&expand=user&page=2"),
+        ("https://api.example.com/v2?key=abc&", "/todos", true, "?key=abc&page=2"),
+        ("https://api.example.com/v2", "/todos?expand=user&", true, "?expand=user&page=2"),
+        ("https://api.example.com/v2?key=abc&", "/todos?expand=user", false, "?key=abc&expand=user"),
+        ("https://api.example.com/v2", "/todos?expand=user&", false, "?expand=user&"),
+    ])
+    func queryPartEndingWithAmpersandIsNotFollowedByAnother(
+        base: String, endpoint: String, withItem: Bool, query: String
+    ) throws {
+        let parameters = withItem ? Parameter.query(key: "page", value: "2") : nil
+        let url = try builtURL(connector(endpoint, parameters, baseURL: try #require(URL(string: base))))
+        #expect(url == "https://api.example.com/v2/todos" + query)
+    }
+
     @Test func queryItemWithoutValueIsSentAsNameAlone() throws {
         struct Flag: ParametersRepresentable {
             func apply(to parameters: inout RequestParameters) throws {
