@@ -47,7 +47,7 @@ extension ErrorHandlerProtocol {
 }
 
 /// The default error handler: reads the server's message from the first of `msg`, `message`,
-/// `messge`, `error` and `err` and fails with ``ConnectError/unacceptableStatus(_:message:)``, which
+/// `messge`, `error` and `err` (in a JSON object, or in each object of a JSON array) and fails with ``ConnectError/unacceptableStatus(_:message:)``, which
 /// carries the status code, the headers and the body too. (`messge` is the spelling the original
 /// SwiftConnect documented; both spellings are read.)
 public struct ErrorHandler: ErrorHandlerProtocol {
@@ -65,10 +65,29 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     }
 
     /// Fails with ``ConnectError/unacceptableStatus(_:message:)``, with the message found in a
-    /// JSON body, or a short plain-text body's text.
+    /// JSON body (an object, or an array of them), or a short plain-text body's text.
     public func handle(_ response: Response) -> Error? {
-        let message = ErrorHandler.jsonObject(in: response.data).flatMap(message(in:))
+        let message = jsonMessage(in: response.data)
         return ConnectError.unacceptableStatus(response, message: message ?? ErrorHandler.textMessage(in: response))
+    }
+
+    /// The message in a JSON body: an object's (``message(in:)``), or, for an array such as
+    /// Salesforce's `[{"message": "…", "errorCode": "…"}]`, those of its objects and its strings,
+    /// joined with `; `.
+    private func jsonMessage(in data: Data) -> String? {
+        guard !data.isEmpty, let json = try? JSONSerialization.jsonObject(with: data) else { return nil }
+        switch json {
+        case let object as [String: Any]:
+            return message(in: object)
+        case let array as [Any]:
+            let messages = array.compactMap { element -> String? in
+                if let object = element as? [String: Any] { return message(in: object) }
+                return Self.said(element)
+            }
+            return messages.isEmpty ? nil : messages.joined(separator: "; ")
+        default:
+            return nil
+        }
     }
 
     /// The server's message in `json`: the first message key holding a string, a string inside a

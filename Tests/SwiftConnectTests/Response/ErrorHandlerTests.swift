@@ -83,6 +83,22 @@ struct DefaultErrorHandlerTests {
         #expect(message.contains("second"))
     }
 
+    /// A body that is an array (Salesforce answers `[{"message": "…", "errorCode": "…"}]`): its
+    /// objects are read as a body that is an object is, nested messages included, and its strings
+    /// are messages; blank ones and objects without a message are passed over.
+    @Test(arguments: [
+        (#"[{"message":"Session expired","errorCode":"INVALID_SESSION_ID"}]"#, "Session expired"),
+        (#"[{"message":"first"},{"detail":"none"},{"error":{"msg":"nested"}}]"#, "first; nested"),
+        (#"["name is required", " ", "email is invalid"]"#, "name is required; email is invalid"),
+        (#"[{"detail":"none"}, 7, null]"#, nil),
+        ("[]", nil),
+    ])
+    func bodyThatIsAnArrayGivesTheMessagesOfItsObjectsAndStrings(body: String, expected: String?) throws {
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 400, body: body))))
+        #expect(failure.message == expected)
+        #expect(failure.response.data == Data(body.utf8))
+    }
+
     @Test func jsonObjectWithoutAnyMessageKeyHasNoMessageButKeepsStatusAndBody() throws {
         let body = #"{"detail":"something"}"#
         let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 500, body: body))))
