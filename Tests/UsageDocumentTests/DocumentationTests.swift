@@ -52,6 +52,40 @@ struct DocumentationTests {
         }
     }
 
+    /// Usage.md's table of `Connector` requirements declares each with the protocol's own type: a
+    /// property written with another type (`TimeInterval` for `TimeInterval?`) would be a property
+    /// of the user's type, and the default would silently stay. Each key path below compiles only
+    /// while the protocol has that type.
+    @Test func usageDeclaresEveryConnectorRequirementWithItsType() throws {
+        let baseURL: KeyPath<Connector, URL> = \.baseURL
+        let endpoint: KeyPath<Connector, String> = \.endpoint
+        let method: KeyPath<Connector, HTTPMethod> = \.method
+        let headers: KeyPath<Connector, [HTTPHeader]> = \.headers
+        let parameters: KeyPath<Connector, ParametersRepresentable?> = \.parameters
+        let timeoutInterval: KeyPath<Connector, TimeInterval?> = \.timeoutInterval
+        let acceptableStatusCodes: KeyPath<Connector, Range<Int>> = \.acceptableStatusCodes
+        let jsonDecoder: KeyPath<Connector, JSONDecoder?> = \.jsonDecoder
+        let validators: KeyPath<Connector, [ResponseValidator]?> = \.validators
+        let redirectPolicy: KeyPath<Connector, RedirectPolicy?> = \.redirectPolicy
+        let isIdempotent: KeyPath<Connector, Bool> = \.isIdempotent
+        let middleware: KeyPath<Connector, ConnectorMiddleware> = \.middleware
+        let declared: [(String, AnyKeyPath)] = [
+            ("var baseURL: URL", baseURL), ("var endpoint: String", endpoint), ("var method: HTTPMethod", method),
+            ("var headers: [HTTPHeader]", headers), ("var parameters: ParametersRepresentable?", parameters),
+            ("var timeoutInterval: TimeInterval?", timeoutInterval),
+            ("var acceptableStatusCodes: Range<Int>", acceptableStatusCodes),
+            ("var jsonDecoder: JSONDecoder?", jsonDecoder), ("var validators: [ResponseValidator]?", validators),
+            ("var redirectPolicy: RedirectPolicy?", redirectPolicy), ("var isIdempotent: Bool", isIdempotent),
+            ("var middleware: ConnectorMiddleware", middleware),
+        ]
+
+        let text = try String(contentsOf: Self.repositoryRoot.appendingPathComponent("Usage.md"), encoding: .utf8)
+        let table = text.components(separatedBy: "\n").filter { $0.hasPrefix("| `var ") }.map { row in
+            String(row.dropFirst(3).prefix { $0 != "`" })
+        }
+        #expect(table == declared.map(\.0))
+    }
+
     @Test func usageShowsTheCURLOutputTheLibraryPrints() async throws {
         let logger = LinesLogger()
         var configuration = ConnectConfiguration()

@@ -30,6 +30,11 @@ import Foundation
 /// its own `?query`: the base URL's query, the endpoint's and the query parameters follow one
 /// another in that order, joined with one `&` (none added after a part that ends with `&`).
 ///
+/// Declare each requirement with the type the protocol gives it: the defaults come from a protocol
+/// extension, so `var timeoutInterval: TimeInterval { 5 }` (not `TimeInterval?`) or
+/// `var acceptableStatusCodes: ClosedRange<Int>` compiles as a property of your own type, without a
+/// warning, and the default stays in force.
+///
 /// Building the request is strict: a slot without a value, a path value without a slot, a header
 /// with CR or LF, a non-http(s) base URL or a body that cannot be encoded fail the request with
 /// ``ConnectError/invalidRequest(_:)``, and nothing is sent.

@@ -13,8 +13,9 @@ import Foundation
 /// ```
 ///
 /// Names compare case-insensitively when headers are looked up in ``HTTPHeaders``. A name that
-/// is not a valid token, or a value containing a control character other than tab (CR, LF, NUL,
-/// …), fails the request with
+/// is not a valid token, or a value containing a control character other than tab (bytes
+/// 0x00–0x1F and DEL, as RFC 9110 counts them: CR, LF, NUL, …; other non-ASCII text goes out as
+/// UTF-8), fails the request with
 /// ``InvalidRequestReason/invalidHeader(name:)`` before anything is sent; so does
 /// `Content-Length` or `Transfer-Encoding`, with ``InvalidRequestReason/reservedHeader(name:)``:
 /// the transport frames the body itself. Spaces and tabs around a value are not part of it
