@@ -202,3 +202,33 @@ struct WorkListTests {
         #expect(log.values == [1, 2])
     }
 }
+
+/// Found by mutation testing (third round): no other test noticed a change here.
+extension WorkListTests {
+    private static func record(_ name: String, in order: Recorder<String>) -> WorkList.Item {
+        WorkList.Item(queue: nil) {
+            order.append(name)
+            return .empty
+        }
+    }
+
+    /// A drain nested deeper than `WorkList.maximumNesting` is left to the drain below it, and
+    /// runs there before the work the item that started it returned: nested, it would have run
+    /// inside that item.
+    @Test func workLeftByADrainNestedTooDeepRunsBeforeWhatItsItemReturned() {
+        let order = Recorder<String>()
+        @Sendable func nested(_ level: Int) -> WorkList.Item {
+            WorkList.Item(queue: nil) {
+                guard level < WorkList.maximumNesting else {
+                    WorkList(Self.record("left", in: order)).drain()
+                    order.append("item")
+                    return WorkList(Self.record("produced", in: order))
+                }
+                WorkList(nested(level + 1)).drain()
+                return .empty
+            }
+        }
+        WorkList(nested(1)).drain()
+        #expect(order.values == ["item", "left", "produced"])
+    }
+}

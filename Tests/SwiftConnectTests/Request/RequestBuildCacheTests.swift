@@ -178,3 +178,17 @@ struct RequestBuildCacheTests {
         #expect(cache.count <= 16)
     }
 }
+
+/// Found by mutation testing (third round): no other test noticed a change here.
+extension RequestBuildCacheTests {
+    /// A cache made with no room, or less, still keeps one template: the one used last.
+    @Test(arguments: [0, -3])
+    func aCacheWithoutRoomKeepsOneTemplate(capacity: Int) throws {
+        let cache = RequestBuildCache(capacity: capacity)
+        #expect(cache.capacity == 1)
+        _ = try cache.template(for: "/first/{id}")
+        _ = try cache.template(for: "/second/{id}")
+        #expect(cache.count == 1)
+        #expect(cache.contains("/second/{id}"))
+    }
+}

@@ -580,3 +580,16 @@ struct ResponseDecodingTests {
         #expect(error?.responseBody == Data("[]".utf8))
     }
 }
+
+/// Found by mutation testing (third round): no other test noticed a change here.
+extension DecodedTests {
+    /// A snake_case key path is found under a decoder that converts keys, leading underscores and
+    /// all, as `convertFromSnakeCase` converts them (`_owner_todo` → `_ownerTodo`).
+    @Test func snakeCaseKeyPathWithALeadingUnderscoreIsFoundUnderAConvertingDecoder() throws {
+        let decoder = JSONDecoder()
+        decoder.keyDecodingStrategy = .convertFromSnakeCase
+        let response = PipelineFixtures.response(status: 200, body: #"{"_owner_todo":{"id":3,"title":"hidden"}}"#)
+        let todo = try response.decoded(toType: PipelineFixtures.Todo.self, keyPath: "_owner_todo", decoder: decoder)
+        #expect(todo == PipelineFixtures.Todo(id: 3, title: "hidden"))
+    }
+}

@@ -432,3 +432,15 @@ struct ConnectErrorTests {
         case offline, busy
     }
 }
+
+/// Found by mutation testing (third round): no other test noticed a change here.
+extension ConnectErrorTests {
+    /// Two malformed-endpoint reasons are equal only if they name the same endpoint and say the
+    /// same about it.
+    @Test func malformedEndpointReasonsWithDifferentDetailsDiffer() {
+        let unclosed = InvalidRequestReason.malformedEndpoint("/users/{id", detail: "a slot is not closed")
+        #expect(unclosed == .malformedEndpoint("/users/{id", detail: "a slot is not closed"))
+        #expect(unclosed != .malformedEndpoint("/users/{id", detail: "a slot name is empty"))
+        #expect(unclosed != .malformedEndpoint("/users/{ids", detail: "a slot is not closed"))
+    }
+}

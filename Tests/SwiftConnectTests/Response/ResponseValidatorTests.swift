@@ -365,3 +365,25 @@ struct ResponseValidatorPipelineTests {
         #expect((validationFailure(result)?.underlying as? MissingJSONKeys)?.keys == ["id"])
     }
 }
+
+/// Found by mutation testing (third round): no other test noticed a change here.
+extension ResponseValidatorTests {
+    private struct Status: Decodable, Sendable {
+        let status: String
+    }
+
+    /// Only an empty body gets the validator's advice: a body that is there but does not decode
+    /// keeps the decoder's own reason, coding path and underlying error.
+    @Test func basicResponseKeepsTheDecodersReasonForABodyThatIsThere() {
+        let validator = ResponseValidator.basicResponse(Status.self)
+        do {
+            try validator.validate(PipelineFixtures.response(status: 200, body: #"{"status":1}"#))
+            Issue.record("expected a decoding error")
+        } catch {
+            guard let failure = decodingFailure(error) else { return }
+            #expect(failure.codingPath == "status")
+            #expect(failure.underlyingError != nil)
+            #expect(!failure.reason.contains("validators: []"))
+        }
+    }
+}
