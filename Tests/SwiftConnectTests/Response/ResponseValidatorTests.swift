@@ -374,16 +374,14 @@ extension ResponseValidatorTests {
 
     /// Only an empty body gets the validator's advice: a body that is there but does not decode
     /// keeps the decoder's own reason, coding path and underlying error.
-    @Test func basicResponseKeepsTheDecodersReasonForABodyThatIsThere() {
-        let validator = ResponseValidator.basicResponse(Status.self)
-        do {
-            try validator.validate(PipelineFixtures.response(status: 200, body: #"{"status":1}"#))
-            Issue.record("expected a decoding error")
-        } catch {
-            guard let failure = decodingFailure(error) else { return }
-            #expect(failure.codingPath == "status")
-            #expect(failure.underlyingError != nil)
-            #expect(!failure.reason.contains("validators: []"))
+    @Test func basicResponseKeepsTheDecodersReasonForABodyThatIsThere() throws {
+        let error = #expect(throws: ConnectError.self) {
+            try ResponseValidator.basicResponse(Status.self).validate(
+                PipelineFixtures.response(status: 200, body: #"{"status":1}"#))
         }
+        let failure = try #require(decodingFailure(error))
+        #expect(failure.codingPath == "status")
+        #expect(failure.underlyingError != nil)
+        #expect(!failure.reason.contains("validators: []"))
     }
 }
