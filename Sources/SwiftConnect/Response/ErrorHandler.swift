@@ -47,9 +47,10 @@ extension ErrorHandlerProtocol {
 }
 
 /// The default error handler: reads the server's message from the first of `msg`, `message`,
-/// `messge`, `error` and `err` (in a JSON object, or in each object of a JSON array) and fails with ``ConnectError/unacceptableStatus(_:message:)``, which
-/// carries the status code, the headers and the body too. (`messge` is the spelling the original
-/// SwiftConnect documented; both spellings are read.)
+/// `messge`, `error` and `err` (in a JSON object, or in each object of a JSON array) and fails
+/// with ``ConnectError/unacceptableStatus(_:message:)``, which carries the status code, the
+/// headers and the body too. (`messge` is the spelling the original SwiftConnect documented; both
+/// spellings are read.)
 public struct ErrorHandler: ErrorHandlerProtocol {
     /// The keys looked up for the server's message, in order.
     public let messageKeys: [String]
