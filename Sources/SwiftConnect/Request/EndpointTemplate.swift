@@ -25,6 +25,9 @@ final class EndpointTemplate: Sendable {
     let distinctSlotCount: Int
     /// Whether the path starts with `/` (its first piece is a literal that does).
     let pathStartsWithSlash: Bool
+    /// Whether the query starts with `&` (its first piece is a literal that does): it then follows
+    /// the base URL's query without another.
+    let queryStartsWithAmpersand: Bool
     /// Whether the query ends with `&` (its last piece is a literal that does): query items then
     /// follow it without another.
     let queryEndsWithAmpersand: Bool
@@ -109,6 +112,11 @@ final class EndpointTemplate: Sendable {
             pathStartsWithSlash = text.utf8.first == UInt8(ascii: "/")
         } else {
             pathStartsWithSlash = false
+        }
+        if case .literal(let text)? = query.first {
+            queryStartsWithAmpersand = text.utf8.first == UInt8(ascii: "&")
+        } else {
+            queryStartsWithAmpersand = false
         }
         if case .literal(let text)? = query.last {
             queryEndsWithAmpersand = text.utf8.last == UInt8(ascii: "&")

@@ -287,8 +287,9 @@ enum RequestBuilder {
                 }
                 try write(template.path, isQuery: false, to: &output)
 
-                // What goes before the next part of the query: `?`, then `&`, or nothing after a
-                // part that ends with `&` (`?a=1&` and `b=2` join as `?a=1&b=2`).
+                // What goes before the next part of the query: `?`, then `&`, but no `&` after a
+                // part that ends with one or before a part that starts with one (`?a=1&` and `b=2`
+                // join as `?a=1&b=2`). Query items never start with `&`.
                 var separator: UInt8? = UInt8(ascii: "?")
                 if !baseQuery.isEmpty {
                     if let separator { output.append(separator) }
@@ -296,7 +297,9 @@ enum RequestBuilder {
                     separator = baseQuery.last == UInt8(ascii: "&") ? nil : UInt8(ascii: "&")
                 }
                 if !template.query.isEmpty {
-                    if let separator { output.append(separator) }
+                    if let separator, !(separator == UInt8(ascii: "&") && template.queryStartsWithAmpersand) {
+                        output.append(separator)
+                    }
                     try write(template.query, isQuery: true, to: &output)
                     separator = template.queryEndsWithAmpersand ? nil : UInt8(ascii: "&")
                 }

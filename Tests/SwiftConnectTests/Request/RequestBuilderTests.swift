@@ -121,13 +121,18 @@ struct RequestBuilderTests {
     }
 
     /// A base or endpoint query that ends with `&` is followed by the next part without another
-    /// one, and kept as written when nothing follows.
+    /// one, and kept as written when nothing follows; an endpoint query that starts with `&`
+    /// follows the base's without another.
     @Test(arguments: [
         ("https://api.example.com/v2?key=abc&", "/todos?expand=user&", true, "?key=abc&expand=user&page=2"),
         ("https://api.example.com/v2?key=abc&", "/todos", true, "?key=abc&page=2"),
         ("https://api.example.com/v2", "/todos?expand=user&", true, "?expand=user&page=2"),
         ("https://api.example.com/v2?key=abc&", "/todos?expand=user", false, "?key=abc&expand=user"),
         ("https://api.example.com/v2", "/todos?expand=user&", false, "?expand=user&"),
+        ("https://api.example.com/v2?key=abc", "/todos?&expand=user", true, "?key=abc&expand=user&page=2"),
+        // Each part's own `&` goes as written: the library adds none between them.
+        ("https://api.example.com/v2?key=abc&", "/todos?&expand=user", false, "?key=abc&&expand=user"),
+        ("https://api.example.com/v2", "/todos?&expand=user", false, "?&expand=user"),
     ])
     func queryPartEndingWithAmpersandIsNotFollowedByAnother(
         base: String, endpoint: String, withItem: Bool, query: String

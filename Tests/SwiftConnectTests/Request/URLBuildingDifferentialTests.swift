@@ -95,8 +95,11 @@ struct URLBuildingDifferentialTests {
         }
         let queries = [String(baseQuery), endpointQuery ?? "", itemsQuery].filter { !$0.isEmpty }
         if !queries.isEmpty {
-            // Joined with `&`, but for a part that ends with one.
-            url += "?" + queries.dropFirst().reduce(queries[0]) { $0 + ($0.hasSuffix("&") ? "" : "&") + $1 }
+            // Joined with `&`, but after a part that ends with one or before a part that starts
+            // with one.
+            url += "?" + queries.dropFirst().reduce(queries[0]) {
+                $0 + ($0.hasSuffix("&") || $1.hasPrefix("&") ? "" : "&") + $1
+            }
         }
         return url
     }
