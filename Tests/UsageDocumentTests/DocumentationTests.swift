@@ -55,7 +55,8 @@ struct DocumentationTests {
     /// Usage.md's table of `Connector` requirements declares each with the protocol's own type: a
     /// property written with another type (`TimeInterval` for `TimeInterval?`) would be a property
     /// of the user's type, and the default would silently stay. Each key path below compiles only
-    /// while the protocol has that type.
+    /// while the protocol (or an extension of it) has a member of that type; a requirement added to
+    /// the protocol has to be added here and to the table by hand.
     @Test func usageDeclaresEveryConnectorRequirementWithItsType() throws {
         let baseURL: KeyPath<Connector, URL> = \.baseURL
         let endpoint: KeyPath<Connector, String> = \.endpoint

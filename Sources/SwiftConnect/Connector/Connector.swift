@@ -28,12 +28,15 @@ import Foundation
 /// percent-encoded so that it fills exactly one path segment. The endpoint is appended to the base
 /// URL's path (`https://host/api/v1` + `/todos` → `https://host/api/v1/todos`), and may carry
 /// its own `?query`: the base URL's query, the endpoint's and the query parameters follow one
-/// another in that order, joined with one `&` (none added after a part that ends with `&`).
+/// another in that order, joined with `&` (none added next to a part's own `&` at its end or
+/// start).
 ///
 /// Declare each requirement with the type the protocol gives it: the defaults come from a protocol
 /// extension, so `var timeoutInterval: TimeInterval { 5 }` (not `TimeInterval?`) or
-/// `var acceptableStatusCodes: ClosedRange<Int>` compiles as a property of your own type, without a
-/// warning, and the default stays in force.
+/// `var acceptableStatusCodes: ClosedRange<Int>` compiles as a property of your own type, and the
+/// default stays in force. Swift warns about it ("nearly matches defaulted requirement") only
+/// when the conformance is declared in an extension (`extension TodoConnector: Connector`), not
+/// on the type's own declaration.
 ///
 /// Building the request is strict: a slot without a value, a path value without a slot, a header
 /// with CR or LF, a non-http(s) base URL or a body that cannot be encoded fail the request with

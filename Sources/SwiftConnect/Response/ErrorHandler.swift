@@ -47,7 +47,8 @@ extension ErrorHandlerProtocol {
 }
 
 /// The default error handler: reads the server's message from the first of `msg`, `message`,
-/// `messge`, `error` and `err` (in a JSON object, or in each object of a JSON array) and fails
+/// `messge`, `error` and `err` (in a JSON object, or in each object of a JSON array, whose strings
+/// are messages too) and fails
 /// with ``ConnectError/unacceptableStatus(_:message:)``, which carries the status code, the
 /// headers and the body too. (`messge` is the spelling the original SwiftConnect documented; both
 /// spellings are read.)
@@ -66,7 +67,8 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     }
 
     /// Fails with ``ConnectError/unacceptableStatus(_:message:)``, with the message found in a
-    /// JSON body (an object, or an array of them), or a short plain-text body's text.
+    /// JSON body (an object, or an array of objects and strings), or a short plain-text body's
+    /// text.
     public func handle(_ response: Response) -> Error? {
         let message = jsonMessage(in: response.data)
         return ConnectError.unacceptableStatus(response, message: message ?? ErrorHandler.textMessage(in: response))

@@ -93,10 +93,11 @@ struct ResponseTests {
 /// Found by mutation testing (third round): no other test noticed a change here.
 extension ResponseTests {
     /// After a redirect the response's URL is where the answer came from, not the URL requested.
-    @Test func responseURLIsTheFinalOneWhenItDiffersFromTheRequests() {
-        let requested = URL(string: "http://example.test/start")!
-        let final = URL(string: "http://example.test/final")!
-        let http = HTTPURLResponse(url: final, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:])!
+    @Test func responseURLIsTheFinalOneWhenItDiffersFromTheRequests() throws {
+        let requested = try #require(URL(string: "http://example.test/start"))
+        let final = try #require(URL(string: "http://example.test/final"))
+        let http = try #require(
+            HTTPURLResponse(url: final, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: [:]))
         let response = Response(request: URLRequest(url: requested), httpResponse: http, data: Data())
         #expect(response.url == final)
     }
