@@ -97,9 +97,12 @@ struct URLBuildingDifferentialTests {
         if !queries.isEmpty {
             // Joined with `&`, but after a part that ends with one or before a part that starts
             // with one.
-            url += "?" + queries.dropFirst().reduce(queries[0]) {
-                $0 + ($0.hasSuffix("&") || $1.hasPrefix("&") ? "" : "&") + $1
+            var query = queries[0]
+            for part in queries.dropFirst() {
+                if !query.hasSuffix("&") && !part.hasPrefix("&") { query += "&" }
+                query += part
             }
+            url += "?" + query
         }
         return url
     }
