@@ -48,10 +48,9 @@ extension ErrorHandlerProtocol {
 
 /// The default error handler: reads the server's message from the first of `msg`, `message`,
 /// `messge`, `error` and `err` (in a JSON object, or in each object of a JSON array, whose strings
-/// are messages too) and fails
-/// with ``ConnectError/unacceptableStatus(_:message:)``, which carries the status code, the
-/// headers and the body too. (`messge` is the spelling the original SwiftConnect documented; both
-/// spellings are read.)
+/// are messages too) and fails with ``ConnectError/unacceptableStatus(_:message:)``, which carries
+/// the status code, the headers and the body too. (`messge` is the spelling the original
+/// SwiftConnect documented; both spellings are read.)
 public struct ErrorHandler: ErrorHandlerProtocol {
     /// The keys looked up for the server's message, in order.
     public let messageKeys: [String]
@@ -78,18 +77,10 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     /// Salesforce's `[{"message": "…", "errorCode": "…"}]`, those of its objects and its strings,
     /// joined with `; `.
     private func jsonMessage(in data: Data) -> String? {
-        guard !data.isEmpty, let json = try? JSONSerialization.jsonObject(with: data) else { return nil }
-        switch json {
-        case let object as [String: Any]:
-            return message(in: object)
-        case let array as [Any]:
-            let messages = array.compactMap { element -> String? in
-                if let object = element as? [String: Any] { return message(in: object) }
-                return Self.said(element)
-            }
-            return messages.isEmpty ? nil : messages.joined(separator: "; ")
-        default:
-            return nil
+        switch Self.json(in: data) {
+        case let object as [String: Any]: return message(in: object)
+        case let array as [Any]: return Self.joinedMessages(of: array, readingObjects: message(in:))
+        default: return nil
         }
     }
 
@@ -111,14 +102,22 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         case let object as [String: Any]:
             return keys.lazy.compactMap { key in object[key].flatMap(said) }.first
         case let array as [Any]:
-            let strings = array.compactMap { element -> String? in
-                if let object = element as? [String: Any] { return text(of: object, keys: keys) }
-                return said(element)
-            }
-            return strings.isEmpty ? nil : strings.joined(separator: "; ")
+            return joinedMessages(of: array) { text(of: $0, keys: keys) }
         default:
             return nil
         }
+    }
+
+    /// The messages of `array`'s objects (as `readObject` reads them) and its strings, joined with
+    /// `; `; `nil` when there is none.
+    private static func joinedMessages(of array: [Any], readingObjects readObject: ([String: Any]) -> String?)
+        -> String?
+    {
+        let messages = array.compactMap { element -> String? in
+            if let object = element as? [String: Any] { return readObject(object) }
+            return said(element)
+        }
+        return messages.isEmpty ? nil : messages.joined(separator: "; ")
     }
 
     /// `value` if it is a string that says something; `nil` for anything else, `""` and spaces
@@ -129,8 +128,13 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     }
 
     static func jsonObject(in data: Data) -> [String: Any]? {
+        json(in: data) as? [String: Any]
+    }
+
+    /// The JSON value of a body; `nil` for an empty body or one that is not JSON.
+    private static func json(in data: Data) -> Any? {
         guard !data.isEmpty else { return nil }
-        return (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+        return try? JSONSerialization.jsonObject(with: data)
     }
 
     /// A short `text/plain` body, trimmed; `nil` for anything else. Read in the charset its
