@@ -108,21 +108,15 @@ final class EndpointTemplate: Sendable {
         self.query = query
         self.slots = slots
         distinctSlotCount = Set(slots).count
-        if case .literal(let text)? = path.first {
-            pathStartsWithSlash = text.utf8.first == UInt8(ascii: "/")
-        } else {
-            pathStartsWithSlash = false
-        }
-        if case .literal(let text)? = query.first {
-            queryStartsWithAmpersand = text.utf8.first == UInt8(ascii: "&")
-        } else {
-            queryStartsWithAmpersand = false
-        }
-        if case .literal(let text)? = query.last {
-            queryEndsWithAmpersand = text.utf8.last == UInt8(ascii: "&")
-        } else {
-            queryEndsWithAmpersand = false
-        }
+        pathStartsWithSlash = Self.isLiteral(path.first) { $0.first == UInt8(ascii: "/") }
+        queryStartsWithAmpersand = Self.isLiteral(query.first) { $0.first == UInt8(ascii: "&") }
+        queryEndsWithAmpersand = Self.isLiteral(query.last) { $0.last == UInt8(ascii: "&") }
+    }
+
+    /// Whether `piece` is a literal whose text passes `test`.
+    private static func isLiteral(_ piece: Piece?, where test: (String.UTF8View) -> Bool) -> Bool {
+        guard case .literal(let text)? = piece else { return false }
+        return test(text.utf8)
     }
 
     /// Whether the path part of `endpoint` has a segment that is `.` or `..`, also written `%2E`.
