@@ -78,6 +78,18 @@ struct HTTPMethodTests {
         await expectRejectedBeforeSending(connector, with: reason)
     }
 
+    /// URLSession sends `trace` as written, and method names are case-sensitive (RFC 9110 §9.1): it
+    /// is a method of its own, not TRACE, and may carry a body (Usage.md says so).
+    @Test(arguments: ["trace", "Trace"])
+    func traceInAnotherCaseIsAMethodOfItsOwnAndTakesABody(name: String) throws {
+        let connector = TestConnector(
+            baseURL: URL(string: "https://h.test")!, method: HTTPMethod(rawValue: name),
+            parameters: Parameter.form(key: "k", value: "v"))
+        let request = try connector.asURLRequest()
+        #expect(request.httpMethod == name)
+        #expect(request.httpBody == Data("k=v".utf8))
+    }
+
     @Test(arguments: ["patch", "options", "trace", "query", "propfind", "GETS", "GE", "ge\u{74}x"])
     func otherNamesAreSentAsGiven(name: String) throws {
         let method = HTTPMethod(rawValue: name)
