@@ -188,7 +188,8 @@ enum DebugDescription {
     static func redactedBody(_ text: String, contentType: String?, credentialHeaders: Set<String> = []) -> String {
         if let cleaned = redactedJSON(text, credentialHeaders: credentialHeaders) { return cleaned }
         if isForm(contentType) { return redactedFields(text, credentialHeaders: credentialHeaders) }
-        return redactedJSONLines(Data(text.utf8), credentialHeaders: credentialHeaders) ?? text
+        if let lines = redactedJSONLines(Data(text.utf8), credentialHeaders: credentialHeaders) { return lines }
+        return holdsJSON(text) ? redactedJSONText(text, credentialHeaders: credentialHeaders) : text
     }
 
     /// Whether `contentType` is `application/x-www-form-urlencoded`, with or without parameters.
@@ -227,7 +228,8 @@ enum DebugDescription {
         case let string as String where holdsJSON(string):
             // JSON as a value — httpbin's echo of the request body in `data` — hides what the body
             // itself would: redacted inside, shown compact, still as a string.
-            return redactedJSON(string, credentialHeaders: credentialHeaders) ?? string
+            return redactedJSON(string, credentialHeaders: credentialHeaders)
+                ?? redactedJSONText(string, credentialHeaders: credentialHeaders)
         case let string as String where isURL(string):
             // A URL as a value — an echo of the request, a link — hides what the request line
             // hides: a password in its authority, secret-looking query values.
@@ -349,12 +351,17 @@ enum DebugDescription {
         if let lines = redactedJSONLines(data, credentialHeaders: credentialHeaders) {
             return shown(Data(lines.utf8), of: data) ?? lines
         }
+        if let text = String(data: data, encoding: .utf8), holdsJSON(text) {
+            let cleaned = redactedJSONText(text, credentialHeaders: credentialHeaders)
+            return shown(Data(cleaned.utf8), of: data) ?? cleaned
+        }
         return shown(data, of: data) ?? "<\(data.count) bytes of binary data>"
     }
 
-    /// A body of JSON lines (NDJSON, JSON Lines: one object or array a line, as streaming and
-    /// export APIs answer), each line redacted as a JSON body is; `nil` unless every line that is
-    /// not blank is a JSON object or array.
+    /// A body of JSON lines (NDJSON, JSON Lines: one JSON value a line, as streaming and export
+    /// APIs answer), each line redacted as a JSON body is; `nil` unless every line that is not blank
+    /// is JSON — a value `JSONSerialization` reads, or a line that holds an object or array it
+    /// does not (``redactedJSONText(_:credentialHeaders:)``).
     private static func redactedJSONLines(_ data: Data, credentialHeaders: Set<String>) -> String? {
         guard data.contains(UInt8(ascii: "\n")), String(data: data, encoding: .utf8) != nil else { return nil }
         var lines: [String] = []
@@ -365,11 +372,212 @@ enum DebugDescription {
                 lines.append(line)
             } else if let redacted = redactedJSON(line, credentialHeaders: credentialHeaders) {
                 lines.append(redacted)
+            } else if holdsJSON(line) || isJSONValue(line) {
+                // A string, number or literal line (a string may hold JSON), or an object or array
+                // `JSONSerialization` does not read: redacted as written.
+                lines.append(redactedJSONText(line, credentialHeaders: credentialHeaders))
             } else {
                 return nil
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// Whether `text` is one JSON value, a string, number or literal included.
+    private static func isJSONValue(_ text: String) -> Bool {
+        (try? JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])) != nil
+    }
+
+    /// `text`, JSON that `JSONSerialization` does not read — a number too large for a `Double`, a
+    /// lone surrogate escape, a body cut short or otherwise malformed, a JSON lines string — with
+    /// the value of every secret-looking key (as ``redactJSON(_:credentialHeaders:)`` finds them)
+    /// replaced by `"<redacted>"`, and a string holding JSON or a URL redacted as in a parsed body.
+    /// Read token by token, not parsed: whatever can be read is redacted, and everything else is
+    /// shown as written. A value runs to its closing quote or bracket, else to the next `,`, `}`,
+    /// `]` or line end; one left open runs to the end of the text.
+    static func redactedJSONText(_ text: String, credentialHeaders: Set<String>) -> String {
+        let bytes = Array(text.utf8)
+        let count = bytes.count
+        func isSpace(_ byte: UInt8) -> Bool {
+            byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") || byte == UInt8(ascii: "\n")
+                || byte == UInt8(ascii: "\r")
+        }
+        func skipSpace(from index: Int) -> Int {
+            var index = index
+            while index < count, isSpace(bytes[index]) { index += 1 }
+            return index
+        }
+        /// The index after the string that starts at `start` (a `"`).
+        func stringEnd(from start: Int) -> Int {
+            var index = start + 1
+            while index < count {
+                if bytes[index] == UInt8(ascii: "\\") {
+                    index += 2
+                } else if bytes[index] == UInt8(ascii: "\"") {
+                    return index + 1
+                } else {
+                    index += 1
+                }
+            }
+            return count
+        }
+        /// The index after the value that starts at `start`.
+        func valueEnd(from start: Int) -> Int {
+            guard start < count else { return count }
+            switch bytes[start] {
+            case UInt8(ascii: "\""):
+                return stringEnd(from: start)
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                var depth = 0
+                var index = start
+                while index < count {
+                    switch bytes[index] {
+                    case UInt8(ascii: "\""):
+                        index = stringEnd(from: index)
+                        continue
+                    case UInt8(ascii: "{"), UInt8(ascii: "["):
+                        depth += 1
+                    case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                        depth -= 1
+                        if depth == 0 { return index + 1 }
+                    default:
+                        break
+                    }
+                    index += 1
+                }
+                return count
+            default:
+                var end = start
+                while end < count, !",}]\n\r".utf8.contains(bytes[end]) { end += 1 }
+                while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+                return end
+            }
+        }
+        /// Whether the byte at `index` is escaped: an odd number of backslashes before it.
+        func isEscaped(_ index: Int) -> Bool {
+            var backslashes = 0
+            while index - backslashes > 0, bytes[index - backslashes - 1] == UInt8(ascii: "\\") { backslashes += 1 }
+            return backslashes % 2 == 1
+        }
+        /// The string token `bytes[start..<end]`, unescaped.
+        func decoded(_ start: Int, _ end: Int) -> String {
+            let token = Data(bytes[start..<end])
+            if let string = (try? JSONSerialization.jsonObject(with: token, options: [.fragmentsAllowed])) as? String {
+                return string
+            }
+            // A lone surrogate, or a string left open: its escapes read one by one (a lone
+            // surrogate as U+FFFD), so that `\u0074oken` is still `token`.
+            let isClosed = end - start >= 2 && bytes[end - 1] == UInt8(ascii: "\"") && !isEscaped(end - 1)
+            return unescaped(bytes[(start + 1)..<(isClosed ? end - 1 : end)])
+        }
+        /// Whether a `"` at `index` starts a key: a colon follows its string.
+        func keyEnd(at index: Int) -> (stringEnd: Int, colon: Int)? {
+            let end = stringEnd(from: index)
+            let colon = skipSpace(from: end)
+            return colon < count && bytes[colon] == UInt8(ascii: ":") ? (end, colon) : nil
+        }
+
+        var keys: Set<String> = []
+        var index = 0
+        while index < count {
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                index += 1
+                continue
+            }
+            let end = stringEnd(from: index)
+            if keyEnd(at: index) != nil { keys.insert(fieldKey(decoded(index, end))) }
+            index = end
+        }
+
+        var output: [UInt8] = []
+        output.reserveCapacity(count)
+        index = 0
+        while index < count {
+            guard bytes[index] == UInt8(ascii: "\"") else {
+                output.append(bytes[index])
+                index += 1
+                continue
+            }
+            if let (end, colon) = keyEnd(at: index) {
+                let name = decoded(index, end)
+                let valueStart = skipSpace(from: colon + 1)
+                let isString = valueStart < count && bytes[valueStart] == UInt8(ascii: "\"")
+                if isSensitive(name: name, credentialHeaders: credentialHeaders)
+                    || (isString && isAuthorizationCode(key: fieldKey(name), siblings: keys))
+                {
+                    output.append(contentsOf: bytes[index..<valueStart])
+                    output.append(contentsOf: "\"\(redacted)\"".utf8)
+                    index = valueEnd(from: valueStart)
+                } else {
+                    output.append(contentsOf: bytes[index..<end])
+                    index = end
+                }
+                continue
+            }
+            // A string value: one that holds JSON or a URL is redacted as in a parsed body.
+            let end = stringEnd(from: index)
+            let value = decoded(index, end)
+            if let cleaned = redactJSON(value, credentialHeaders: credentialHeaders) as? String, cleaned != value,
+                let encoded = try? JSONSerialization.data(
+                    withJSONObject: cleaned, options: [.fragmentsAllowed, .withoutEscapingSlashes])
+            {
+                output.append(contentsOf: encoded)
+            } else {
+                output.append(contentsOf: bytes[index..<end])
+            }
+            index = end
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// The text of a JSON string's contents, its escapes read one by one; a lone surrogate, or an
+    /// escape cut short, becomes U+FFFD.
+    private static func unescaped(_ bytes: ArraySlice<UInt8>) -> String {
+        var scalars = String.UnicodeScalarView()
+        var plain: [UInt8] = []
+        func flush() {
+            scalars.append(contentsOf: String(decoding: plain, as: UTF8.self).unicodeScalars)
+            plain.removeAll()
+        }
+        func hex(at index: Int) -> UInt32? {
+            guard index + 4 <= bytes.endIndex else { return nil }
+            return UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+        }
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            guard bytes[index] == UInt8(ascii: "\\"), index + 1 < bytes.endIndex else {
+                plain.append(bytes[index])
+                index += 1
+                continue
+            }
+            flush()
+            let escape = bytes[index + 1]
+            index += 2
+            switch escape {
+            case UInt8(ascii: "b"): scalars.append("\u{8}")
+            case UInt8(ascii: "f"): scalars.append("\u{C}")
+            case UInt8(ascii: "n"): scalars.append("\n")
+            case UInt8(ascii: "r"): scalars.append("\r")
+            case UInt8(ascii: "t"): scalars.append("\t")
+            case UInt8(ascii: "u"):
+                guard let unit = hex(at: index) else {
+                    scalars.append("\u{FFFD}")
+                    continue
+                }
+                index += 4
+                if (0xD800..<0xDC00).contains(unit), bytes[index...].starts(with: "\\u".utf8),
+                    let low = hex(at: index + 2), (0xDC00..<0xE000).contains(low)
+                {
+                    index += 6
+                    scalars.append(Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)) ?? "\u{FFFD}")
+                } else {
+                    scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}")
+                }
+            default: scalars.append(Unicode.Scalar(escape))
+            }
+        }
+        flush()
+        return String(scalars)
     }
 
     /// How much of a body debug output shows: 64 KiB of its text, pretty-printed or not.

@@ -460,8 +460,40 @@ struct CURLDescriptionTests {
         let sent = DebugDescription.redactedBody(
             "{\"token\":\"NDSECRET3\"}\n{\"n\":2}", contentType: "application/x-ndjson")
         #expect(sent == "{\"token\":\"<redacted>\"}\n{\"n\":2}", "a request body of JSON lines too")
-        let prose = Data("{\"token\":\"visible\"}\nnot json\n".utf8)
-        #expect(DebugDescription.body(prose) == "{\"token\":\"visible\"}\nnot json\n")
+        // Text that starts as JSON but is not JSON lines is redacted as written.
+        let prose = Data("{\"token\":\"hidden\"}\nnot json\n".utf8)
+        #expect(DebugDescription.body(prose) == "{\"token\":\"<redacted>\"}\nnot json\n")
+        let note = Data("note: {\"token\":\"visible\"}\nnot json\n".utf8)
+        #expect(DebugDescription.body(note) == "note: {\"token\":\"visible\"}\nnot json\n", "prose as it is")
+    }
+
+    /// JSON that `JSONSerialization` does not read, and JSON lines with a string or a number, are
+    /// redacted too (they were shown in full): read token by token, shown as written.
+    @Test(arguments: [
+        // A number too large for a Double.
+        ("{\"access_token\":\"S1\",\"n\":1e400}", "{\"access_token\":\"<redacted>\",\"n\":1e400}"),
+        // A lone surrogate escape, and a key written with an escape.
+        ("{\"\\u0074oken\": \"S2\", \"s\":\"\\ud800\"}", "{\"\\u0074oken\": \"<redacted>\", \"s\":\"\\ud800\"}"),
+        // JSON lines with a string line and a number line.
+        ("{\"access_token\":\"S3\"}\n\"x\"\n42", "{\"access_token\":\"<redacted>\"}\n\"x\"\n42"),
+        ("\"x\"\n{\"password\":\"S4\",\"n\":1e400}", "\"x\"\n{\"password\":\"<redacted>\",\"n\":1e400}"),
+        // An object or array under a secret-looking key, and a value left open by a cut body.
+        (
+            "[{\"credentials\": {\"a\": \"S5\", \"b\": [1]}, \"n\": 1e400}]",
+            "[{\"credentials\": \"<redacted>\", \"n\": 1e400}]"
+        ),
+        ("{\"n\":1,\"secret\":\"S6 and the rest", "{\"n\":1,\"secret\":\"<redacted>\""),
+        // JSON held in a string, and an authorization code beside a state (a number is shown).
+        (
+            "{\"data\":\"{\\\"token\\\":\\\"S7\\\"}\",\"n\":1e400}",
+            "{\"data\":\"{\\\"token\\\":\\\"<redacted>\\\"}\",\"n\":1e400}"
+        ),
+        ("{\"code\":\"S8\",\"state\":\"s\",\"n\":1e400}", "{\"code\":\"<redacted>\",\"state\":\"s\",\"n\":1e400}"),
+        ("{\"code\":42,\"state\":\"s\",\"n\":1e400}", "{\"code\":42,\"state\":\"s\",\"n\":1e400}"),
+    ])
+    func jsonThatFoundationDoesNotReadIsRedactedAsWritten(body: String, shown: String) {
+        #expect(DebugDescription.body(Data(body.utf8)) == shown)
+        #expect(DebugDescription.redactedBody(body, contentType: "application/json") == shown, "as a request body")
     }
 
     @Test func bodyOfOtherTypesIsPrintedAsIs() throws {
