@@ -217,7 +217,13 @@ final class UploadBodyReader: @unchecked Sendable {
     /// has none, and would go out as an empty part.
     private static func checkUnchanged(_ descriptor: Int32, length: Int64, source: File) throws(ConnectError) {
         var extra: UInt8 = 0
-        if readFile(descriptor, into: &extra, maxLength: 1) > 0 {
+        let extraCount = readFile(descriptor, into: &extra, maxLength: 1)
+        if extraCount < 0 {
+            // Not the end of the file: a read that fails (`EIO`, as `/proc/self/mem` gives) says
+            // nothing of what the file holds.
+            throw .uploadSourceChanged(source, detail: "reading it failed: \(errorText(errno))")
+        }
+        if extraCount > 0 {
             throw .uploadSourceChanged(
                 source,
                 detail: "it holds more than the \(length) bytes it was measured at (a file whose size the system "

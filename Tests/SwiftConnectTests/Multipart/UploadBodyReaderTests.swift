@@ -131,6 +131,23 @@ struct UploadBodyReaderTests {
         #expect(detail.contains("more than the 0 bytes"))
     }
 
+    /// A file whose reads fail (`/proc/self/mem` reports 0 bytes and gives `EIO` at offset 0)
+    /// fails the reader: a failed read is not the end of the file.
+    @Test(.enabled(if: FileManager.default.isReadableFile(atPath: "/proc/self/mem")))
+    func aFileWhoseReadFailsFailsTheReader() throws {
+        let url = URL(fileURLWithPath: "/proc/self/mem")
+        let body = try body(File(key: "k", fileURL: url))
+        let reader = body.makeReader()
+        let (_, result) = try readAll(reader, chunk: 4096)
+        #expect(result == -1)
+        guard case .uploadSourceChanged(let file, let detail)? = reader.failure else {
+            Issue.record("expected uploadSourceChanged, got \(String(describing: reader.failure))")
+            return
+        }
+        #expect(file.fileURL == url)
+        #expect(detail.hasPrefix("reading it failed: "), "\(detail)")
+    }
+
     /// An open file can be read whole after it is deleted: its name being gone still aborts the
     /// body, so the server never receives a complete one.
     @Test func fileDeletedWhileReadFailsTheReader() throws {
