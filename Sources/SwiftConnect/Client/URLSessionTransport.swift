@@ -74,8 +74,16 @@ public final class URLSessionTransport: Transport {
             let copy = configuration.copy() as? URLSessionConfiguration
         else { return (configuration, []) }
         copy.httpAdditionalHeaders = nil
-        let lifted = additional.map { key, value in
-            HTTPHeader(name: key.base as? String ?? "\(key.base)", value: value as? String ?? "\(value)")
+        let lifted = additional.map { key, value -> HTTPHeader in
+            let name = key.base as? String ?? (key.base as? NSString).map { String($0) }
+            guard let name, let text = value as? String ?? (value as? NSString).map({ String($0) }) else {
+                // A name or value that is not a string (a number, `Data`, `NSNull`; FoundationNetworking
+                // traps on one) has no text of its own to send: it gets a value the build refuses, a
+                // NUL, so that every request fails with `invalidHeader(name:)` and none goes out with
+                // `2 bytes` or `<null>` in its place.
+                return HTTPHeader(name: name ?? "\(key.base)", value: "\u{0}")
+            }
+            return HTTPHeader(name: name, value: text)
         }
         return (copy, lifted.sorted { $0.name < $1.name })
     }

@@ -101,6 +101,33 @@ struct SessionHeadersTests {
         }
     }
 
+    /// A name or value that is not a string has no one text to send (FoundationNetworking traps on
+    /// one): the request fails with `invalidHeader`, rather than send `2 bytes` or `<null>`. An
+    /// `NSString` is a string.
+    @Test(arguments: ["X-Data", "X-Null", "X-Number", "X-List"])
+    func aSessionHeaderThatIsNotAStringFailsTheRequest(name: String) throws {
+        let values: [String: Any] = [
+            "X-Data": Data([1, 2]), "X-Null": NSNull(), "X-Number": 2, "X-List": ["a", "b"],
+        ]
+        let value = values[name] as Any
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.httpAdditionalHeaders = [name: value, "X-Text": NSString(string: "text")]
+        var settings = ConnectConfiguration()
+        settings.sessionConfiguration = configuration
+        #expect(throws: ConnectError.invalidRequest(.invalidHeader(name: name))) {
+            try Connect(configuration: settings).urlRequest(for: Call())
+        }
+        configuration.httpAdditionalHeaders = [1: "v", "X-Text": NSString(string: "text")]
+        settings.sessionConfiguration = configuration
+        #expect(throws: ConnectError.invalidRequest(.invalidHeader(name: "1"))) {
+            try Connect(configuration: settings).urlRequest(for: Call())
+        }
+        configuration.httpAdditionalHeaders = ["X-Text": NSString(string: "text")]
+        settings.sessionConfiguration = configuration
+        #expect(
+            try Connect(configuration: settings).urlRequest(for: Call()).value(forHTTPHeaderField: "X-Text") == "text")
+    }
+
     /// URLSession would send these as they are: a line break adds a header of its own, and a
     /// `Content-Length` cuts the body short and leaves the rest on the connection for the next
     /// request to trip over. Neither is sent.
