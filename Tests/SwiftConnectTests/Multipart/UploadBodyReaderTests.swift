@@ -118,34 +118,30 @@ struct UploadBodyReaderTests {
     /// measured at: the reader fails rather than send an empty part as the whole file.
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/status")))
     func aFileHoldingMoreThanItsMeasuredSizeFailsTheReader() throws {
-        let url = URL(fileURLWithPath: "/proc/self/status")
-        let body = try body(File(key: "k", fileURL: url))
-        let reader = body.makeReader()
-        let (_, result) = try readAll(reader, chunk: 4096)
-        #expect(result == -1)
-        guard case .uploadSourceChanged(let file, let detail)? = reader.failure else {
-            Issue.record("expected uploadSourceChanged, got \(String(describing: reader.failure))")
-            return
-        }
-        #expect(file.fileURL == url)
-        #expect(detail.contains("more than the 0 bytes"))
+        let detail = try sourceChangedDetail(readingFileAt: URL(fileURLWithPath: "/proc/self/status"))
+        #expect(detail?.contains("more than the 0 bytes") == true)
     }
 
     /// A file whose reads fail (`/proc/self/mem` reports 0 bytes and gives `EIO` at offset 0)
     /// fails the reader: a failed read is not the end of the file.
     @Test(.enabled(if: FileManager.default.isReadableFile(atPath: "/proc/self/mem")))
     func aFileWhoseReadFailsFailsTheReader() throws {
-        let url = URL(fileURLWithPath: "/proc/self/mem")
-        let body = try body(File(key: "k", fileURL: url))
-        let reader = body.makeReader()
+        let detail = try sourceChangedDetail(readingFileAt: URL(fileURLWithPath: "/proc/self/mem"))
+        #expect(detail?.hasPrefix("reading it failed: ") == true, "\(String(describing: detail))")
+    }
+
+    /// Reads a body of one part from the file at `url` to its end: it must fail with
+    /// `uploadSourceChanged` for that file. Returns the failure's detail.
+    private func sourceChangedDetail(readingFileAt url: URL) throws -> String? {
+        let reader = try body(File(key: "k", fileURL: url)).makeReader()
         let (_, result) = try readAll(reader, chunk: 4096)
         #expect(result == -1)
         guard case .uploadSourceChanged(let file, let detail)? = reader.failure else {
             Issue.record("expected uploadSourceChanged, got \(String(describing: reader.failure))")
-            return
+            return nil
         }
         #expect(file.fileURL == url)
-        #expect(detail.hasPrefix("reading it failed: "), "\(detail)")
+        return detail
     }
 
     /// An open file can be read whole after it is deleted: its name being gone still aborts the
