@@ -123,7 +123,8 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     ///
     /// A refresh running meanwhile does not overwrite it, and the requests waiting on that refresh
     /// send the token set; with `nil` (logging out), they fail with ``TokenRefreshCancelled``
-    /// instead of sending the refreshed token. Requests made after this call do not wait for that
+    /// instead of sending the refreshed token, or one set or refreshed after the logout (the next
+    /// session's). Requests made after this call do not wait for that
     /// refresh: they send the token set, or, with `nil`, refresh for a token of their own.
     public func setToken(_ token: AccessToken?) async {
         await store.setToken(token)
@@ -192,6 +193,9 @@ private actor TokenStore {
     private var recentRefreshes: [Date] = []
     /// Bumped by `setToken`, so a refresh that started before it does not overwrite it.
     private var generation = 0
+    /// The `generation` the last `setToken(nil)` (logging out) began: a refresh that started
+    /// before it brings its waiters no token, not even one a later login set.
+    private var loggedOutGeneration = -1
     /// The last failed refresh: requests rejected with the same token just after it fail with its
     /// error instead of starting another refresh.
     private var lastFailure: (replacing: AccessToken?, error: any Error, at: Date)?
@@ -218,6 +222,7 @@ private actor TokenStore {
     func setToken(_ token: AccessToken?) {
         self.token = token
         generation += 1
+        if token == nil { loggedOutGeneration = generation }
         lastFailure = nil
     }
 
@@ -254,21 +259,25 @@ private actor TokenStore {
     }
 
     /// What a request waiting on `refreshing` sends: the refreshed token, unless `setToken` was
-    /// called while the refresh ran (``tokenSetDuringRefresh()``).
+    /// called while the refresh ran (``tokenSet(since:)``).
     private func result(of refreshing: (task: Task<AccessToken, any Error>, generation: Int)) async throws
         -> AccessToken
     {
         let outcome = await refreshing.task.result
-        if generation != refreshing.generation { return try tokenSetDuringRefresh() }
+        if generation != refreshing.generation { return try tokenSet(since: refreshing.generation) }
         return try outcome.get()
     }
 
     /// What the requests waiting on a refresh send when `setToken` was called while it ran: the
     /// token set, which wins over the refresh's token or error (the refresh does not overwrite
     /// it). `setToken(nil)` — logging out — fails them with ``TokenRefreshCancelled``: the
-    /// refreshed token belongs to the session logged out of, and is neither sent nor kept.
-    private func tokenSetDuringRefresh() throws -> AccessToken {
-        guard let token else { throw TokenRefreshCancelled(underlying: CancellationError()) }
+    /// refreshed token belongs to the session logged out of, and is neither sent nor kept; nor is
+    /// a token set or refreshed after the logout, which belongs to a session of its own.
+    /// `started`: the generation the refresh started in.
+    private func tokenSet(since started: Int) throws -> AccessToken {
+        guard let token, loggedOutGeneration <= started else {
+            throw TokenRefreshCancelled(underlying: CancellationError())
+        }
         return token
     }
 
@@ -310,7 +319,7 @@ private actor TokenStore {
         // A refresh started after a `setToken` that came during this one has taken its place.
         defer { if refreshing?.generation == startedGeneration { refreshing = nil } }
         let outcome = await task.result
-        if generation != startedGeneration { return try tokenSetDuringRefresh() }
+        if generation != startedGeneration { return try tokenSet(since: startedGeneration) }
         do {
             let renewed = try outcome.get()
             token = renewed

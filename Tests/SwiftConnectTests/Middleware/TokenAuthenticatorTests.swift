@@ -496,11 +496,14 @@ struct TokenAuthenticatorTests {
         for _ in 0..<200 where second.result == nil { try await Task.sleep(nanoseconds: 10_000_000) }
         #expect(try second.result?.get() != nil, "still waiting on the refresh started before logging out")
         #expect(refresher.calls.value == 2)
-        // The older refresh, ending, neither overwrites the new token nor sends its own.
+        // The older refresh, ending, neither overwrites the new token nor sends its own; and the
+        // request waiting on it, made before logging out, does not go out with the token of the
+        // session that began after it either (it did, as `Bearer t2`).
         firstMayFinish.open()
-        _ = await first.asyncResult
+        let firstResult = await first.asyncResult
+        #expect(Fixtures.error(of: firstResult) is TokenRefreshCancelled, "\(firstResult)")
         #expect(await authenticator.token == AccessToken("t2"))
-        #expect(!transport.requests.map(authorization).contains("Bearer t1"))
+        #expect(transport.requests.map(authorization) == ["Bearer t2"], "the second request's alone")
     }
 
     /// Logging out while a refresh runs: the requests waiting on it, the one that started it
