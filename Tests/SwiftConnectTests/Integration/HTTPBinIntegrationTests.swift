@@ -218,14 +218,13 @@ struct HTTPBinIntegrationTests {
 
     @Test func unauthorizedWithBasicChallengeComesBackInsteadOfHanging() async throws {
         // FoundationNetworking waits forever on an unanswered Basic challenge; the library answers it.
-        let start = Date()
         let result = await connect.request(Call(endpoint: "/basic-auth/user/pass")).asyncResult
         let error = try #require(result.failureValue as? ConnectError)
         #expect(error.statusCode == 401)
         #expect(error.response?.headers["WWW-Authenticate"]?.hasPrefix("Basic") == true)
-        // A hang would end at the 20 s request timeout with a timeout error; under a loaded
-        // ThreadSanitizer run the 401 itself has taken 11 s.
-        #expect(Date().timeIntervalSince(start) < 18)
+        // A hang would end at the request timeout with a timeout error, not this 401: the status
+        // says it did not hang. (Not the time taken: on a loaded machine, under ThreadSanitizer, the
+        // 401 itself has taken 11 s and once 19 s.)
     }
 
     @Test func digestChallengeComesBackInsteadOfHanging() async throws {
