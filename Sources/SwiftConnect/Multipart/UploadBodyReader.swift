@@ -127,11 +127,8 @@ final class UploadBodyReader: @unchecked Sendable {
             }
             let remaining = length - state.offset
             if remaining > 0 {
-                let count = Self.readFile(
-                    state.descriptor, into: buffer, maxLength: Int(min(Int64(capacity), remaining)))
-                if count < 0 {
-                    throw .uploadSourceChanged(source, detail: "reading it failed: \(Self.errorText(errno))")
-                }
+                let count = try Self.readFile(
+                    state.descriptor, into: buffer, maxLength: Int(min(Int64(capacity), remaining)), source: source)
                 if count == 0 {
                     throw .uploadSourceChanged(
                         source, detail: "it ended after \(state.offset) of its \(length) bytes")
@@ -217,13 +214,8 @@ final class UploadBodyReader: @unchecked Sendable {
     /// has none, and would go out as an empty part.
     private static func checkUnchanged(_ descriptor: Int32, length: Int64, source: File) throws(ConnectError) {
         var extra: UInt8 = 0
-        let extraCount = readFile(descriptor, into: &extra, maxLength: 1)
-        if extraCount < 0 {
-            // Not the end of the file: a read that fails (`EIO`, as `/proc/self/mem` gives) says
-            // nothing of what the file holds.
-            throw .uploadSourceChanged(source, detail: "reading it failed: \(errorText(errno))")
-        }
-        if extraCount > 0 {
+        // A read that fails (`EIO`, as `/proc/self/mem` gives) is not the end of the file: it throws.
+        if try readFile(descriptor, into: &extra, maxLength: 1, source: source) > 0 {
             throw .uploadSourceChanged(
                 source,
                 detail: "it holds more than the \(length) bytes it was measured at (a file whose size the system "
@@ -242,11 +234,18 @@ final class UploadBodyReader: @unchecked Sendable {
         }
     }
 
-    private static func readFile(_ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int) -> Int {
+    /// Reads up to `maxLength` bytes of `source`'s file; 0 at its end.
+    ///
+    /// - Throws: ``ConnectError/uploadSourceChanged(_:detail:)`` when the read fails.
+    private static func readFile(
+        _ descriptor: Int32, into buffer: UnsafeMutablePointer<UInt8>, maxLength: Int, source: File
+    ) throws(ConnectError) -> Int {
         while true {
             let count = systemRead(descriptor, buffer, maxLength)
-            if count < 0 && errno == EINTR { continue }
-            return count
+            if count >= 0 { return count }
+            if errno != EINTR {
+                throw .uploadSourceChanged(source, detail: "reading it failed: \(errorText(errno))")
+            }
         }
     }
 
