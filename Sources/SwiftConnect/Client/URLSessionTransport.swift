@@ -74,9 +74,12 @@ public final class URLSessionTransport: Transport {
             let copy = configuration.copy() as? URLSessionConfiguration
         else { return (configuration, []) }
         copy.httpAdditionalHeaders = nil
+        func string(_ value: Any) -> String? {
+            value as? String ?? (value as? NSString).map { String($0) }
+        }
         let lifted = additional.map { key, value -> HTTPHeader in
-            let name = key.base as? String ?? (key.base as? NSString).map { String($0) }
-            guard let name, let text = value as? String ?? (value as? NSString).map({ String($0) }) else {
+            let name = string(key.base)
+            guard let name, let text = string(value) else {
                 // A name or value that is not a string (a number, `Data`, `NSNull`; FoundationNetworking
                 // traps on one) has no text of its own to send: it gets a value the build refuses, a
                 // NUL, so that every request fails with `invalidHeader(name:)` and none goes out with
