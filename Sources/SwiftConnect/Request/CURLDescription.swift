@@ -477,7 +477,9 @@ enum DebugDescription {
             return colon < count && bytes[colon] == UInt8(ascii: ":") ? (end, colon) : nil
         }
 
-        var keys: Set<String> = []
+        // The keys' names, by where they start: every key's, for the siblings an authorization code
+        // is told by, read once here for the pass that writes the output too.
+        var names: [Int: String] = [:]
         var index = 0
         while index < count {
             guard bytes[index] == UInt8(ascii: "\"") else {
@@ -485,9 +487,10 @@ enum DebugDescription {
                 continue
             }
             let end = stringEnd(from: index)
-            if keyEnd(at: index) != nil { keys.insert(fieldKey(decoded(index, end))) }
+            if keyEnd(at: index) != nil { names[index] = decoded(index, end) }
             index = end
         }
+        let keys = Set(names.values.map(fieldKey))
 
         var output: [UInt8] = []
         output.reserveCapacity(count)
@@ -499,7 +502,9 @@ enum DebugDescription {
                 continue
             }
             if let (end, colon) = keyEnd(at: index) {
-                let name = decoded(index, end)
+                // Not in `names` when the first pass started no string here (a redacted value
+                // ended somewhere it read through): read now.
+                let name = names[index] ?? decoded(index, end)
                 let valueStart = skipSpace(from: colon + 1)
                 let isString = valueStart < count && bytes[valueStart] == UInt8(ascii: "\"")
                 if isSensitive(name: name, credentialHeaders: credentialHeaders)
