@@ -37,21 +37,23 @@ struct RequestPairSampleTests {
     }
 
     /// A client whose todo 1 is answered only once todo 2 has been asked for (the stub gives up
-    /// after 5 s), and todo 2 at once; or, `failingFirst`, whose todo 1 is then a `500`, and todo 2
+    /// after 30 s), and todo 2 at once; or, `failingFirst`, whose todo 1 is then a `500`, and todo 2
     /// is held until it is cancelled.
     static func connect(arrivals: Arrivals, failingFirst: Bool = false) -> Connect {
         let transport = StubTransport { request in
             let id = id(of: request)
             await arrivals.arrived(id)
             if id == 1 {
-                guard await arrivals.wait(seconds: 5, until: { await $0.ids.contains(2) }) else {
+                guard await arrivals.wait(seconds: 30, until: { await $0.ids.contains(2) }) else {
                     throw StubFailure()
                 }
                 if failingFirst { return StubTransport.Reply(statusCode: 500) }
             } else if failingFirst {
-                // Held until cancelled (or 10 s).
+                // Held until cancelled (or 60 s). The waits are long because the whole suite, run in
+                // parallel under ThreadSanitizer on two cores, has held this test's tasks back for
+                // more than 20 s; alone it takes milliseconds.
                 do {
-                    try await Task.sleep(nanoseconds: 10_000_000_000)
+                    try await Task.sleep(nanoseconds: 60_000_000_000)
                 } catch {
                     await arrivals.wasCancelled(id)
                     throw error
@@ -81,7 +83,7 @@ struct RequestPairSampleTests {
         let arrivals = Arrivals()
         let result = await todoPair(connect: Self.connect(arrivals: arrivals, failingFirst: true)).asyncResult
         Self.expectServerError(result.failure)
-        #expect(await arrivals.wait(seconds: 5, until: { await $0.cancelled == [2] }))
+        #expect(await arrivals.wait(seconds: 30, until: { await $0.cancelled == [2] }))
     }
 
     @Test func loadTodoPairHasBothRequestsInFlightTogether() async throws {
@@ -99,7 +101,7 @@ struct RequestPairSampleTests {
         } catch {
             Self.expectServerError(error)
         }
-        #expect(await arrivals.wait(seconds: 5, until: { await $0.cancelled == [2] }))
+        #expect(await arrivals.wait(seconds: 30, until: { await $0.cancelled == [2] }))
     }
 }
 
