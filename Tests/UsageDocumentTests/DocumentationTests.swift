@@ -65,6 +65,7 @@ struct DocumentationTests {
         let parameters: KeyPath<Connector, ParametersRepresentable?> = \.parameters
         let timeoutInterval: KeyPath<Connector, TimeInterval?> = \.timeoutInterval
         let acceptableStatusCodes: KeyPath<Connector, Range<Int>> = \.acceptableStatusCodes
+        let jsonEncoder: KeyPath<Connector, JSONEncoder?> = \.jsonEncoder
         let jsonDecoder: KeyPath<Connector, JSONDecoder?> = \.jsonDecoder
         let validators: KeyPath<Connector, [ResponseValidator]?> = \.validators
         let redirectPolicy: KeyPath<Connector, RedirectPolicy?> = \.redirectPolicy
@@ -75,6 +76,7 @@ struct DocumentationTests {
             ("var headers: [HTTPHeader]", headers), ("var parameters: ParametersRepresentable?", parameters),
             ("var timeoutInterval: TimeInterval?", timeoutInterval),
             ("var acceptableStatusCodes: Range<Int>", acceptableStatusCodes),
+            ("var jsonEncoder: JSONEncoder?", jsonEncoder),
             ("var jsonDecoder: JSONDecoder?", jsonDecoder), ("var validators: [ResponseValidator]?", validators),
             ("var redirectPolicy: RedirectPolicy?", redirectPolicy), ("var isIdempotent: Bool", isIdempotent),
             ("var middleware: ConnectorMiddleware", middleware),

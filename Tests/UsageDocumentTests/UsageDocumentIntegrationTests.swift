@@ -144,6 +144,31 @@ struct UsageDocumentIntegrationTests {
     #expect(report.createdAt == Date(timeIntervalSince1970: 86400))
 }
 
+/// Usage.md's `LegacyReportConnector` encodes its dates with its own encoder, in seconds, while the
+/// configuration's encoder writes ISO 8601.
+@Test func aConnectorsOwnEncoderEncodesItsBodies() async throws {
+    final class Bodies: @unchecked Sendable {
+        let lock = NSLock()
+        var bodies: [Data] = []
+        func add(_ body: Data?) { lock.lock(); bodies.append(body ?? Data()); lock.unlock() }
+        var all: [Data] { lock.lock(); defer { lock.unlock() }; return bodies }
+    }
+    let configuration = ConnectConfiguration()
+    configuration.jsonEncoder.dateEncodingStrategy = .iso8601
+    let sent = Bodies()
+    let transport = StubTransport { request in
+        sent.add(request.httpBody)
+        return StubTransport.Reply(statusCode: 201, body: Data())
+    }
+    let connect = Connect(configuration: configuration, transport: transport)
+    let report = LegacyReport(title: "Q3", createdAt: Date(timeIntervalSince1970: 86400))
+    _ = try await connect.request(LegacyReportConnector.file(report)).value
+    let body = try #require(sent.all.first)
+    let object = try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+    #expect(object["createdAt"] as? Int == 86400, "sent: \(String(decoding: body, as: UTF8.self))")
+    #expect(object["title"] as? String == "Q3")
+}
+
 /// Usage.md's `Connect.todo(id:)`: a call that knows its response type delivers the decoded model.
 @Test func aCallThatKnowsItsResponseTypeDeliversTheModel() async throws {
     let transport = StubTransport { request in

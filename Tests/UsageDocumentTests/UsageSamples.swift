@@ -474,22 +474,48 @@ func makeConfiguredConnect() -> Connect {
     return Connect(configuration: configuration)
 }
 
+struct LegacyReport: Codable {
+    var title: String
+    var createdAt: Date
+}
+
 enum LegacyReportConnector: Connector {
     case report(id: Int)
+    case file(LegacyReport)
+
+    // Dates in seconds since 1970, unlike the rest of the API.
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .secondsSince1970
+        return encoder
+    }()
 
     static let decoder: JSONDecoder = {
         let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .secondsSince1970  // unlike the rest of the API
+        decoder.dateDecodingStrategy = .secondsSince1970
         return decoder
     }()
 
     var baseURL: URL { URL(string: "https://legacy.myserver.com")! }
-    var endpoint: String { "/reports/{id}" }
+    var endpoint: String {
+        switch self {
+        case .report: return "/reports/{id}"
+        case .file: return "/reports"
+        }
+    }
+    var method: HTTPMethod {
+        switch self {
+        case .report: return .get
+        case .file: return .post
+        }
+    }
     var parameters: ParametersRepresentable? {
         switch self {
         case .report(let id): return Parameter.path(key: "id", value: String(id))
+        case .file(let report): return Parameter.jsonObject(value: report)
         }
     }
+    var jsonEncoder: JSONEncoder? { LegacyReportConnector.encoder }
     var jsonDecoder: JSONDecoder? { LegacyReportConnector.decoder }
 }
 

@@ -72,6 +72,11 @@ public protocol Connector {
     var validators: [ResponseValidator]? { get }
     /// The redirect policy for this call; `nil` (the default) uses the configuration's.
     var redirectPolicy: RedirectPolicy? { get }
+    /// Encodes this call's JSON bodies (``Parameter/jsonObject(value:)``, and
+    /// ``RequestParameters/jsonEncoder`` for a ``ParametersRepresentable`` of your own); `nil` (the
+    /// default) uses the configuration's ``ConnectConfiguration/jsonEncoder``. Asked only when the
+    /// call has parameters.
+    var jsonEncoder: JSONEncoder? { get }
     /// Decodes this call's responses: `decoded(toType:)` without a `decoder:`, validators such as
     /// ``ResponseValidator/basicResponse(_:decoder:validate:)`` and a ``DecodingErrorHandler`` without one of
     /// their own; `nil` (the default) uses the configuration's ``ConnectConfiguration/jsonDecoder``.
@@ -97,10 +102,13 @@ extension Connector {
     public var validators: [ResponseValidator]? { nil }
     /// The configuration's redirect policy.
     public var redirectPolicy: RedirectPolicy? { nil }
+    /// The configuration's encoder.
+    public var jsonEncoder: JSONEncoder? { nil }
     /// The configuration's decoder.
     public var jsonDecoder: JSONDecoder? { nil }
 
-    /// Builds the `URLRequest` this connector describes, with a default `JSONEncoder`.
+    /// Builds the `URLRequest` this connector describes, encoding a JSON body with its
+    /// ``jsonEncoder`` or, when that is `nil`, a default `JSONEncoder`.
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` when the connector is invalid.
     public func asURLRequest() throws -> URLRequest {

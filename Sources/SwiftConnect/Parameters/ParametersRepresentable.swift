@@ -45,7 +45,8 @@ public struct RequestParameters {
     public private(set) var body: RequestBody?
     /// Headers the parameters add (a body adds its `Content-Type` when the request is built).
     public private(set) var headers: [HTTPHeader] = []
-    /// The encoder for JSON bodies: the `Connect` configuration's.
+    /// The encoder for JSON bodies: the connector's ``Connector/jsonEncoder``, else the `Connect`
+    /// configuration's.
     public let jsonEncoder: JSONEncoder
 
     /// A ``CompositeParameters``' list, kept whole rather than copied into `addedPathValues` and

@@ -8,11 +8,13 @@ import Foundation
 ///
 /// Every mistake is a ``ConnectError/invalidRequest(_:)``, thrown before anything is sent.
 enum RequestBuilder {
-    /// Gathers the connector's parameters.
+    /// Gathers the connector's parameters, encoding JSON with the connector's own encoder, else
+    /// `encoder`. A connector without parameters is not asked for its encoder.
     static func parameters(of connector: some Connector, encoder: JSONEncoder) throws -> RequestParameters {
-        var parameters = RequestParameters(jsonEncoder: encoder)
+        guard let given = connector.parameters else { return RequestParameters(jsonEncoder: encoder) }
+        var parameters = RequestParameters(jsonEncoder: connector.jsonEncoder ?? encoder)
         do {
-            try connector.parameters?.apply(to: &parameters)
+            try given.apply(to: &parameters)
         } catch let error as ConnectError {
             throw error
         } catch let error as EncodingError {
@@ -28,7 +30,7 @@ enum RequestBuilder {
     ///
     /// - Parameters:
     ///   - connector: What to call.
-    ///   - encoder: Encodes JSON bodies.
+    ///   - encoder: Encodes JSON bodies, unless the connector has an encoder of its own.
     ///   - defaultHeaders: Sent unless the connector sets a header of the same name.
     ///   - timeout: Used when the connector has no timeout of its own.
     ///   - baseURL: Replaces the connector's base URL when set.

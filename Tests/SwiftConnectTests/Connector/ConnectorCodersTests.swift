@@ -9,9 +9,15 @@ import Testing
 
 private typealias Fixtures = PipelineFixtures
 
-/// A connector's own `jsonDecoder` serves its calls in place of the configuration's.
-@Suite("Connector: its own JSON decoder")
-struct ConnectorDecoderTests {
+/// A connector's own `jsonEncoder` and `jsonDecoder` serve its calls in place of the configuration's.
+@Suite("Connector: its own JSON encoder and decoder")
+struct ConnectorCodersTests {
+    static let snakeEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.keyEncodingStrategy = .convertToSnakeCase
+        return encoder
+    }()
+
     static let snakeDecoder: JSONDecoder = {
         let decoder = JSONDecoder()
         decoder.keyDecodingStrategy = .convertFromSnakeCase
@@ -37,15 +43,51 @@ struct ConnectorDecoderTests {
     struct Call: Connector {
         var method: HTTPMethod = .post
         var ownDecoder = true
+        var ownEncoder = false
         var validators: [ResponseValidator]? = nil
         var baseURL: URL { URL(string: "https://api.test")! }
         var endpoint: String { "/people" }
         var parameters: ParametersRepresentable? { Parameter.jsonObject(value: Payload(firstName: "Ada")) }
-        var jsonDecoder: JSONDecoder? { ownDecoder ? ConnectorDecoderTests.snakeDecoder : nil }
+        var jsonEncoder: JSONEncoder? { ownEncoder ? ConnectorCodersTests.snakeEncoder : nil }
+        var jsonDecoder: JSONDecoder? { ownDecoder ? ConnectorCodersTests.snakeDecoder : nil }
+    }
+
+    /// A parameters type of the caller's own, encoding its body with the encoder it is handed.
+    struct OwnBody: ParametersRepresentable {
+        func apply(to parameters: inout RequestParameters) throws {
+            let data = try parameters.jsonEncoder.encode(Payload(firstName: "Ada"))
+            try parameters.setBody(data, contentType: "application/json")
+        }
+    }
+
+    struct OwnBodyCall: Connector {
+        var baseURL: URL { URL(string: "https://api.test")! }
+        var endpoint: String { "/people" }
+        var method: HTTPMethod { .post }
+        var parameters: ParametersRepresentable? { OwnBody() }
+        var jsonEncoder: JSONEncoder? { ConnectorCodersTests.snakeEncoder }
     }
 
     func connect(_ transport: RecordingTransport, errorHandler: any ErrorHandlerProtocol = ErrorHandler()) -> Connect {
         Fixtures.connect(transport: transport, errorHandler: errorHandler) { _ in }
+    }
+
+    @Test func bodiesAreEncodedWithTheConnectorsEncoder() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}") }
+        _ = try await connect(transport).request(Call(ownEncoder: true)).value
+        _ = try await connect(transport).request(Call(ownEncoder: false)).value
+        #expect(
+            transport.requests.map(\.httpBody) == [
+                Data(#"{"first_name":"Ada"}"#.utf8), Data(#"{"firstName":"Ada"}"#.utf8),
+            ])
+        #expect(try Call(ownEncoder: true).asURLRequest().httpBody == Data(#"{"first_name":"Ada"}"#.utf8))
+        #expect(try Call(ownEncoder: false).asURLRequest().httpBody == Data(#"{"firstName":"Ada"}"#.utf8))
+    }
+
+    @Test func aParametersTypeOfYourOwnIsHandedTheConnectorsEncoder() throws {
+        let transport = RecordingTransport { _ in Fixtures.json("{}") }
+        let request = try connect(transport).urlRequest(for: OwnBodyCall())
+        #expect(request.httpBody == Data(#"{"first_name":"Ada"}"#.utf8))
     }
 
     @Test func decodedWithoutADecoderUsesTheConnectorsDecoder() async throws {
