@@ -179,3 +179,29 @@ struct UsageDocumentIntegrationTests {
     let todo = try await Connect(transport: transport).todo(id: 42).value
     #expect(todo.id == 42 && todo.title == "typed" && todo.completed)
 }
+
+/// Usage.md's `stayOnOurHost`, called directly with a `Redirect` made by hand, stops at another
+/// host and follows on its own.
+@Test func aRedirectDecisionIsTestedWithARedirectMadeByHand() async throws {
+    #expect(await stayOnOurHostStopsAtAnotherHost())
+    let url = URL(string: "https://api.myserver.com/old")!
+    let response = Response(
+        request: URLRequest(url: url),
+        httpResponse: try #require(HTTPURLResponse(url: url, statusCode: 301, httpVersion: nil, headerFields: nil)),
+        data: Data())
+    let next = URLRequest(url: URL(string: "https://api.myserver.com/new")!)
+    let decision = await stayOnOurHost(Redirect(response: response, proposedRequest: next, hop: 2))
+    guard case .follow = decision else {
+        Issue.record("expected .follow on the API's own host, got \(decision)")
+        return
+    }
+}
+
+/// The errors Usage.md lists as made by hand compare and describe themselves as the library's own.
+@Test func theLibrarysErrorsCanBeMadeByHand() {
+    #expect(MissingJSONKeys(keys: ["id", "user.name"]) == MissingJSONKeys(keys: ["id", "user.name"]))
+    #expect(MissingJSONKeys(keys: ["id", "user.name"]).description == "Missing JSON keys: id, user.name")
+    #expect(TokenRefreshCancelled(underlying: CancellationError()).underlying is CancellationError)
+    #expect(TokenRefreshLimitReached().description.contains("too many refreshes"))
+    #expect(ErrorMessage(message: "quota").message == "quota")
+}

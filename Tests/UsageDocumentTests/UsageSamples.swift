@@ -536,3 +536,20 @@ func makeStubbedConnect() -> Connect {
     }
     return Connect(transport: transport)
 }
+
+/// A redirect decision kept in a function of its own: `RedirectPolicy.decide(stayOnOurHost)`.
+@Sendable func stayOnOurHost(_ redirect: Redirect) async -> RedirectDecision {
+    redirect.proposedRequest.url?.host == "api.myserver.com" ? .follow : .stop
+}
+
+func stayOnOurHostStopsAtAnotherHost() async -> Bool {
+    let from = URL(string: "https://api.myserver.com/old")!
+    let to = URL(string: "https://elsewhere.example/new")!
+    let response = Response(
+        request: URLRequest(url: from),
+        httpResponse: HTTPURLResponse(url: from, statusCode: 302, httpVersion: nil, headerFields: ["Location": to.absoluteString])!,
+        data: Data())
+    let decision = await stayOnOurHost(Redirect(response: response, proposedRequest: URLRequest(url: to), hop: 1))
+    if case .stop = decision { return true }
+    return false
+}

@@ -59,6 +59,14 @@ public struct Redirect: Sendable {
     public let proposedRequest: URLRequest
     /// Which redirect in a row this is, from 1.
     public let hop: Int
+
+    /// Creates a redirect — to call a ``RedirectPolicy/decide(maximumHops:_:)`` closure of your
+    /// own in a test. `Connect` makes the redirects it asks about itself.
+    public init(response: Response, proposedRequest: URLRequest, hop: Int) {
+        self.response = response
+        self.proposedRequest = proposedRequest
+        self.hop = hop
+    }
 }
 
 /// What to do with a redirect.

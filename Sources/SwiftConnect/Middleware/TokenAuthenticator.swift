@@ -343,6 +343,11 @@ public struct TokenRefreshCancelled: Error, Sendable, CustomStringConvertible, L
     /// `URLError`; a `CancellationError` when logging out ended the refresh.
     public let underlying: any Error
 
+    /// Creates the error with what the refresher threw — to test code of your own that handles it.
+    public init(underlying: any Error) {
+        self.underlying = underlying
+    }
+
     /// A readable explanation.
     public var description: String { "The access token could not be refreshed: the refresh was cancelled" }
 
@@ -352,6 +357,9 @@ public struct TokenRefreshCancelled: Error, Sendable, CustomStringConvertible, L
 
 /// Thrown when a token is needed before sending but the refresh limit has been reached.
 public struct TokenRefreshLimitReached: Error, Sendable, CustomStringConvertible, LocalizedError {
+    /// Creates the error — to test code of your own that handles it.
+    public init() {}
+
     /// A readable explanation.
     public var description: String { "The access token could not be refreshed: too many refreshes in a short time" }
 

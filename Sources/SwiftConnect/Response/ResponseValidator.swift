@@ -108,6 +108,12 @@ public struct MissingJSONKeys: Error, Sendable, Equatable, CustomStringConvertib
     /// The missing keys or key paths.
     public let keys: [String]
 
+    /// Creates the error for `keys`, as ``ResponseValidator/requiredJSONKeys(_:)`` reports them —
+    /// to compare with one caught, or to test code of your own that handles it.
+    public init(keys: [String]) {
+        self.keys = keys
+    }
+
     /// A readable explanation.
     public var description: String { "Missing JSON keys: \(keys.joined(separator: ", "))" }
 
