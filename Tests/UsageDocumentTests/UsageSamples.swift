@@ -385,6 +385,16 @@ let observedConnect = Connect(
     errorHandler: ErrorHandler()
 )
 
+let keyedConnect = Connect(
+    middleware: ConnectMiddleware(adapters: [
+        QueryItemsAdapter([URLQueryItem(name: "api_key", value: "k-123")]),
+        QueryItemsAdapter { request in
+            [URLQueryItem(name: "ts", value: String(Int(Date().timeIntervalSince1970)))]
+        },
+    ]),
+    errorHandler: ErrorHandler()
+)
+
 let retryingConnect = Connect(
     middleware: ConnectMiddleware(retriers: [RetryPolicy(maximumAttempts: 4, baseDelay: 0.25)]),
     errorHandler: ErrorHandler()
