@@ -28,7 +28,9 @@ public struct FailedAttempt: Sendable {
     /// The request as built from the connector, before adapters (they run again on a retry).
     /// After a ``RetryResult/redirect(to:)``, it has the URL it was redirected to.
     public let request: URLRequest
-    /// Why it failed: a ``ConnectError``, your error handler's error, or a validator's.
+    /// Why it failed: a ``ConnectError`` (a validator's error arrives as
+    /// ``ConnectError/validationFailed(_:underlying:)``), your error handler's error, or what an
+    /// adapter or interceptor of yours threw, as it was thrown.
     public let error: any Error
     /// The response, if the server sent one; its `request` is the request as sent.
     public let response: Response?

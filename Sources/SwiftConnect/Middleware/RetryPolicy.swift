@@ -45,7 +45,8 @@ public struct RetryPolicy: RequestRetrier {
     /// The statuses retried by default: 408, 429, 500, 502, 503, 504.
     public static let defaultRetryableStatusCodes: Set<Int> = [408, 429, 500, 502, 503, 504]
 
-    /// The transport errors retried by default: timeouts, lost or refused connections, DNS.
+    /// The transport errors retried by default: timeouts, lost or refused connections, DNS, no
+    /// connection to the internet, and a response the server sent malformed.
     public static let defaultRetryableURLErrorCodes: Set<URLError.Code> = [
         .timedOut, .networkConnectionLost, .cannotConnectToHost, .cannotFindHost, .dnsLookupFailed,
         .notConnectedToInternet, .badServerResponse,

@@ -204,7 +204,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     case dotSegmentPathValue(key: String)
     /// More than one body was given (a JSON object, form fields and raw data are exclusive).
     case multipleBodies
-    /// The method does not allow a body (GET, HEAD, TRACE).
+    /// The method does not allow a body (GET, HEAD, TRACE; CONNECT is refused as
+    /// ``invalidMethod(_:)`` before that).
     case bodyNotAllowed(method: String)
     /// The method is not a valid HTTP token, or is CONNECT, which opens a proxy's tunnel (its
     /// target is a `host:port`, not a URL's path) and cannot be sent as a request.
@@ -249,7 +250,7 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// characters would break the part's headers).
     case invalidMimeType(String)
     /// A multipart boundary given in ``UploadOptions`` is not 1–70 RFC 2046 characters, or
-    /// occurs in a field value.
+    /// occurs in a field value or in a file given as `Data`.
     case invalidBoundary(String)
     /// The multipart body would be longer than `Int64.max` bytes: a stream's declared `length`
     /// may be any `UInt64`. Names the last file counted when the limit was passed.
