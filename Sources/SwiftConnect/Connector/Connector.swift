@@ -74,8 +74,8 @@ public protocol Connector {
     var redirectPolicy: RedirectPolicy? { get }
     /// Encodes this call's JSON bodies (``Parameter/jsonObject(value:)``, and
     /// ``RequestParameters/jsonEncoder`` for a ``ParametersRepresentable`` of your own); `nil` (the
-    /// default) uses the configuration's ``ConnectConfiguration/jsonEncoder``. Asked only when the
-    /// call has parameters.
+    /// default) uses the configuration's ``ConnectConfiguration/jsonEncoder``. Asked each time a
+    /// request is built: return one kept in a `static let`.
     var jsonEncoder: JSONEncoder? { get }
     /// Decodes this call's responses: `decoded(toType:)` without a `decoder:`, validators such as
     /// ``ResponseValidator/basicResponse(_:decoder:validate:)`` and a ``DecodingErrorHandler`` without one of
