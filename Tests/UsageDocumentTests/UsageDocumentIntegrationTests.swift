@@ -184,6 +184,9 @@ struct UsageDocumentIntegrationTests {
 /// host and follows on its own.
 @Test func aRedirectDecisionIsTestedWithARedirectMadeByHand() async throws {
     #expect(await stayOnOurHostStopsAtAnotherHost())
+    // As the sample's comment says to use it.
+    let policy = RedirectPolicy.decide(stayOnOurHost)
+    #expect(policy.maximumHops == 10)
     let url = URL(string: "https://api.myserver.com/old")!
     let response = Response(
         request: URLRequest(url: url),
