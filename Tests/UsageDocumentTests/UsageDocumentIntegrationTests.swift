@@ -150,8 +150,14 @@ struct UsageDocumentIntegrationTests {
     final class Bodies: @unchecked Sendable {
         let lock = NSLock()
         var bodies: [Data] = []
-        func add(_ body: Data?) { lock.lock(); bodies.append(body ?? Data()); lock.unlock() }
-        var all: [Data] { lock.lock(); defer { lock.unlock() }; return bodies }
+
+        func add(_ body: Data?) {
+            lock.withLock { bodies.append(body ?? Data()) }
+        }
+
+        var all: [Data] {
+            lock.withLock { bodies }
+        }
     }
     let configuration = ConnectConfiguration()
     configuration.jsonEncoder.dateEncodingStrategy = .iso8601
@@ -200,8 +206,25 @@ struct UsageDocumentIntegrationTests {
     }
 }
 
-/// The errors Usage.md lists as made by hand compare and describe themselves as the library's own.
-@Test func theLibrarysErrorsCanBeMadeByHand() {
+/// The values Usage.md lists as made by hand keep what they are given, and the errors compare and
+/// describe themselves as the library's own.
+@Test func theLibrarysValuesCanBeMadeByHand() throws {
+    let url = URL(string: "https://api.myserver.com/old")!
+    let response = Response(
+        request: URLRequest(url: url),
+        httpResponse: try #require(HTTPURLResponse(url: url, statusCode: 307, httpVersion: nil, headerFields: nil)),
+        data: Data("moved".utf8))
+    let redirect = Redirect(
+        response: response, proposedRequest: URLRequest(url: URL(string: "https://api.myserver.com/new")!), hop: 3)
+    #expect(redirect.hop == 3)
+    #expect(redirect.response.statusCode == 307 && redirect.response.data == Data("moved".utf8))
+    #expect(redirect.proposedRequest.url?.path == "/new")
+    let failure = DecodingFailure(
+        type: "Todo", keyPath: "data", codingPath: "data.id", reason: "missing key 'id'", underlyingError: nil,
+        response: response)
+    let error = ConnectError.decoding(failure)
+    #expect(error.description.contains("Could not decode Todo at key path 'data': missing key 'id'"))
+    #expect(failure.codingPath == "data.id" && failure.response?.statusCode == 307)
     #expect(MissingJSONKeys(keys: ["id", "user.name"]) == MissingJSONKeys(keys: ["id", "user.name"]))
     #expect(MissingJSONKeys(keys: ["id", "user.name"]).description == "Missing JSON keys: id, user.name")
     #expect(TokenRefreshCancelled(underlying: CancellationError()).underlying is CancellationError)

@@ -557,9 +557,11 @@ func stayOnOurHostStopsAtAnotherHost() async -> Bool {
     let to = URL(string: "https://elsewhere.example/new")!
     let response = Response(
         request: URLRequest(url: from),
-        httpResponse: HTTPURLResponse(url: from, statusCode: 302, httpVersion: nil, headerFields: ["Location": to.absoluteString])!,
+        httpResponse: HTTPURLResponse(
+            url: from, statusCode: 302, httpVersion: nil, headerFields: ["Location": to.absoluteString])!,
         data: Data())
-    let decision = await stayOnOurHost(Redirect(response: response, proposedRequest: URLRequest(url: to), hop: 1))
+    let redirect = Redirect(response: response, proposedRequest: URLRequest(url: to), hop: 1)
+    let decision = await stayOnOurHost(redirect)
     if case .stop = decision { return true }
     return false
 }

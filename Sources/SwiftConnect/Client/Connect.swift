@@ -160,12 +160,13 @@ public final class Connect: Sendable {
             directTransport: directTransport)
     }
 
-    /// Builds the `URLRequest` `connector` describes, with this client's encoder, default headers
-    /// and timeout — what ``request(_:debugResponse:)`` sends before middleware. The headers of
-    /// the session configuration's `httpAdditionalHeaders` are among the headers, below the
-    /// default headers: they are sent with the request rather than by the session, so that the
-    /// build checks them and a redirect to another origin drops the credentials among them
-    /// (`Authorization`, `Cookie`, `X-API-Key`, …).
+    /// Builds the `URLRequest` `connector` describes, with the connector's encoder or this
+    /// client's, and this client's default headers and timeout — what
+    /// ``request(_:debugResponse:)`` sends before middleware. The headers of the session
+    /// configuration's `httpAdditionalHeaders` are among the headers, below the default headers:
+    /// they are sent with the request rather than by the session, so that the build checks them
+    /// and a redirect to another origin drops the credentials among them (`Authorization`,
+    /// `Cookie`, `X-API-Key`, …).
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)``.
     public func urlRequest(for connector: Connector) throws -> URLRequest {

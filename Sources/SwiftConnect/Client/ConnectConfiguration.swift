@@ -31,7 +31,8 @@ public struct ConnectConfiguration: Sendable {
     /// platforms; on Linux, where nothing drains the main queue unless the program runs
     /// `dispatchMain()` or a run loop, a serial queue of the library's own.
     public var callbackQueue: DispatchQueue
-    /// Encodes `Parameter.jsonObject` bodies.
+    /// Encodes `Parameter.jsonObject` bodies, unless the connector has an encoder of its own
+    /// (``Connector/jsonEncoder``).
     public var jsonEncoder: JSONEncoder
     /// Decodes bodies in `decoded(toType:)` when no decoder is passed.
     public var jsonDecoder: JSONDecoder

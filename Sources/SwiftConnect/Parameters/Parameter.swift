@@ -18,7 +18,8 @@ public enum Parameter: ParametersRepresentable {
     case query(key: String, value: String)
     /// The value for the endpoint's `{key}` slot.
     case path(key: String, value: String)
-    /// A JSON body, encoded with the `Connect` configuration's `JSONEncoder`.
+    /// A JSON body, encoded with the connector's ``Connector/jsonEncoder``, else the `Connect`
+    /// configuration's `JSONEncoder`.
     ///
     /// In a Swift 6 module, store such values as `any Encodable & Sendable` if the enum holding
     /// them must be `Sendable`.

@@ -365,7 +365,9 @@ public struct DecodingFailure: Sendable, CustomStringConvertible {
     /// The response whose body failed to decode, when it came from a request.
     public let response: Response?
 
-    init(
+    /// Creates a failure — to test code of your own that handles ``ConnectError/decoding(_:)``.
+    /// The library makes its own from the decoder's error.
+    public init(
         type: String, keyPath: String?, codingPath: String? = nil, reason: String, underlyingError: (any Error)?,
         response: Response?
     ) {

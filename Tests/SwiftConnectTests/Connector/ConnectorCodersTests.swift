@@ -68,8 +68,18 @@ struct ConnectorCodersTests {
         var jsonEncoder: JSONEncoder? { ConnectorCodersTests.snakeEncoder }
     }
 
+    /// The configuration's encoder writes what neither a default encoder nor the connector's
+    /// would: a body it encoded is told apart from theirs.
+    static let prettyEncoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return encoder
+    }()
+
     func connect(_ transport: RecordingTransport, errorHandler: any ErrorHandlerProtocol = ErrorHandler()) -> Connect {
-        Fixtures.connect(transport: transport, errorHandler: errorHandler) { _ in }
+        Fixtures.connect(transport: transport, errorHandler: errorHandler) { configuration in
+            configuration.jsonEncoder = ConnectorCodersTests.prettyEncoder
+        }
     }
 
     @Test func bodiesAreEncodedWithTheConnectorsEncoder() async throws {
@@ -78,10 +88,21 @@ struct ConnectorCodersTests {
         _ = try await connect(transport).request(Call(ownEncoder: false)).value
         #expect(
             transport.requests.map(\.httpBody) == [
-                Data(#"{"first_name":"Ada"}"#.utf8), Data(#"{"firstName":"Ada"}"#.utf8),
+                Data(#"{"first_name":"Ada"}"#.utf8), Data("{\n  \"firstName\" : \"Ada\"\n}".utf8),
             ])
         #expect(try Call(ownEncoder: true).asURLRequest().httpBody == Data(#"{"first_name":"Ada"}"#.utf8))
         #expect(try Call(ownEncoder: false).asURLRequest().httpBody == Data(#"{"firstName":"Ada"}"#.utf8))
+    }
+
+    @Test func anUploadsJSONFieldsAreNamedByTheConnectorsEncoder() throws {
+        // `.jsonObject` on an upload becomes one form field per member, named as the encoder
+        // writes them.
+        let transport = RecordingTransport { _ in Fixtures.json("{}") }
+        let own = try connect(transport).uploadRequest(files: [], to: Call(ownEncoder: true)).body
+        let ownText = String(decoding: try own.data(), as: UTF8.self)
+        #expect(ownText.contains(#"name="first_name""#) && !ownText.contains(#"name="firstName""#))
+        let plain = try connect(transport).uploadRequest(files: [], to: Call(ownEncoder: false)).body
+        #expect(String(decoding: try plain.data(), as: UTF8.self).contains(#"name="firstName""#))
     }
 
     @Test func aParametersTypeOfYourOwnIsHandedTheConnectorsEncoder() throws {
