@@ -67,6 +67,20 @@ struct QueryItemsAdapterTests {
         #expect(nothing == url)
     }
 
+    @Test func userInfoIPv6HostsAndEncodedFragmentsAreKept() throws {
+        let item = [URLQueryItem(name: "k", value: "v")]
+        let cases = [
+            ("https://u:p%40x@h.test/p?x=1#f", "https://u:p%40x@h.test/p?x=1&k=v#f"),
+            ("http://[::1]:8080/p", "http://[::1]:8080/p?k=v"),
+            ("https://h.test/p?&#a%23b?c", "https://h.test/p?&k=v#a%23b?c"),
+            ("https://h.test", "https://h.test?k=v"),
+        ]
+        for (given, expected) in cases {
+            let url = try #require(URL(string: given))
+            #expect(try QueryItemsAdapter.appending(item, to: url).absoluteString == expected)
+        }
+    }
+
     @Test func itemsAreAskedForEachRequestAndARetryCarriesThemOnce() async {
         let calls = Fixtures.Counter()
         let adapter = QueryItemsAdapter { request in
