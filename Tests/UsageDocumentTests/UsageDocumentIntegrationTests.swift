@@ -101,6 +101,21 @@ struct UsageDocumentIntegrationTests {
     }
 }
 
+/// What a stub transport saw, in order; stubs may be called from any thread.
+final class Recorded<Value: Sendable>: @unchecked Sendable {
+    // @unchecked Sendable: `values` is only touched under `lock`.
+    private let lock = NSLock()
+    private var values: [Value] = []
+
+    func add(_ value: Value) {
+        lock.withLock { values.append(value) }
+    }
+
+    var all: [Value] {
+        lock.withLock { values }
+    }
+}
+
 /// Usage.md's `MirrorOnOutage` sends the same request to the mirror: path, query and their
 /// percent-encoding as they were sent.
 @Test func mirrorOnOutageResendsTheSameRequestToTheMirror() async throws {
@@ -111,15 +126,9 @@ struct UsageDocumentIntegrationTests {
             CompositeParameters(.path(key: "name", value: "a/b c"), .query(key: "page", value: "2+3"))
         }
     }
-    final class Sent: @unchecked Sendable {
-        let lock = NSLock()
-        var urls: [String] = []
-        func add(_ url: URL?) { lock.lock(); urls.append(url?.absoluteString ?? ""); lock.unlock() }
-        var all: [String] { lock.lock(); defer { lock.unlock() }; return urls }
-    }
-    let sent = Sent()
+    let sent = Recorded<String>()
     let transport = StubTransport { request in
-        sent.add(request.url)
+        sent.add(request.url?.absoluteString ?? "")
         let status = request.url?.host == "mirror.example.org" ? 200 : 503
         return StubTransport.Reply(statusCode: status, body: Data("{}".utf8))
     }
@@ -147,23 +156,11 @@ struct UsageDocumentIntegrationTests {
 /// Usage.md's `LegacyReportConnector` encodes its dates with its own encoder, in seconds, while the
 /// configuration's encoder writes ISO 8601.
 @Test func aConnectorsOwnEncoderEncodesItsBodies() async throws {
-    final class Bodies: @unchecked Sendable {
-        let lock = NSLock()
-        var bodies: [Data] = []
-
-        func add(_ body: Data?) {
-            lock.withLock { bodies.append(body ?? Data()) }
-        }
-
-        var all: [Data] {
-            lock.withLock { bodies }
-        }
-    }
     let configuration = ConnectConfiguration()
     configuration.jsonEncoder.dateEncodingStrategy = .iso8601
-    let sent = Bodies()
+    let sent = Recorded<Data>()
     let transport = StubTransport { request in
-        sent.add(request.httpBody)
+        sent.add(request.httpBody ?? Data())
         return StubTransport.Reply(statusCode: 201, body: Data())
     }
     let connect = Connect(configuration: configuration, transport: transport)
