@@ -23,9 +23,9 @@ import Foundation
 /// Like every adapter, it runs again on each attempt, with the request as it was built, so a
 /// retried request carries the items once. A retrier that redirects should start from
 /// ``FailedAttempt/request`` (the request before adapters), not from the response's `request`
-/// (as sent, items and all), which would carry them twice. An item whose name says it carries a credential
-/// (`api_key`, `access_token`, `sig`, … — the names debug output redacts) goes only to the origin
-/// the first request went to.
+/// (as sent, items and all), which would carry them twice. An item whose name says it carries a
+/// credential (`api_key`, `access_token`, `sig`, … — the names debug output redacts) goes only to
+/// the origin the first request went to.
 public struct QueryItemsAdapter: RequestAdapter {
     private let items: @Sendable (URLRequest) async throws -> [URLQueryItem]
 
