@@ -4,12 +4,18 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// An ordered list of headers with case-insensitive lookup by name.
+/// An ordered list of headers with case-insensitive lookup by name, one header a name.
 ///
 /// ```swift
 /// let total = response.headers["x-total-count"]   // same as response.headers["X-Total-Count"]
 /// ```
-public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByArrayLiteral,
+///
+/// It reads as Alamofire's `HTTPHeaders` does: a random-access collection of ``HTTPHeader`` in
+/// order (`isEmpty`, `first`, `map`, indices), set by subscript (`headers["Accept"] = "text/csv"`;
+/// `nil` removes), ``add(_:)`` or ``update(_:)``, which replace a header of the same name where it
+/// stands. Two lists are equal when they hold the same names, spelt the same, with the same values
+/// in the same order.
+public struct HTTPHeaders: Hashable, Sendable, RandomAccessCollection, ExpressibleByArrayLiteral,
     ExpressibleByDictionaryLiteral, CustomStringConvertible
 {
     private var headers: [HTTPHeader] = []
@@ -47,8 +53,18 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByArrayLiter
     }
 
     /// The value of the header called `name` (case-insensitive), or `nil`.
+    ///
+    /// Setting a value replaces the header of that name where it stands (keeping the spelling
+    /// given here), or appends it; setting `nil` removes it.
     public subscript(name: String) -> String? {
-        value(for: name)
+        get { value(for: name) }
+        set {
+            if let newValue {
+                update(name: name, value: newValue)
+            } else {
+                remove(name: name)
+            }
+        }
     }
 
     /// The value of the header called `name` (case-insensitive), or `nil`.
@@ -70,9 +86,36 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByArrayLiter
         update(HTTPHeader(name: name, value: value))
     }
 
+    /// Sets `header`, as ``update(_:)`` does: a header of the same name (case-insensitive) is
+    /// replaced where it stands, any other is appended. The name Alamofire uses.
+    public mutating func add(_ header: HTTPHeader) {
+        update(header)
+    }
+
+    /// Sets the header `name` to `value`, as ``update(name:value:)`` does.
+    public mutating func add(name: String, value: String) {
+        update(name: name, value: value)
+    }
+
     /// Removes the header called `name` (case-insensitive).
     public mutating func remove(name: String) {
         headers.removeAll { Self.namesMatch($0.name, name) }
+    }
+
+    /// Sorts the headers by name, ignoring ASCII case.
+    public mutating func sort() {
+        headers.sort { left, right in
+            let folded = { (name: String) in name.utf8.lazy.map(Self.lowercased) }
+            return folded(left.name).lexicographicallyPrecedes(folded(right.name))
+        }
+    }
+
+    /// The headers sorted by name, ignoring ASCII case. (No two names tie: the list holds one
+    /// header a name.)
+    public func sorted() -> HTTPHeaders {
+        var copy = self
+        copy.sort()
+        return copy
     }
 
     /// Whether two header names are equal ignoring ASCII case (RFC 9110: names are tokens, and
@@ -97,6 +140,17 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence, ExpressibleByArrayLiter
 
     /// The number of headers.
     public var count: Int { headers.count }
+
+    /// The position of the first header: `0`.
+    public var startIndex: Int { headers.startIndex }
+
+    /// The position past the last header: ``count``.
+    public var endIndex: Int { headers.endIndex }
+
+    /// The header at `position`, counted from `0` in order; `position` must be below ``count``.
+    public subscript(position: Int) -> HTTPHeader {
+        headers[position]
+    }
 
     /// The headers as a dictionary of name to value.
     public var dictionary: [String: String] {
