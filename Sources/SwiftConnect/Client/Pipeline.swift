@@ -224,7 +224,7 @@ struct Pipeline: Sendable {
     ) throws -> Response {
         switch outcome {
         case .success(let (data, httpResponse)):
-            let response = Response(request: request, httpResponse: httpResponse, data: data)
+            let response = Response(request: request, httpResponse: httpResponse, data: data, decoder: jsonDecoder)
             logger?.log(
                 DebugDescription.response(
                     response, elapsed: Self.seconds(since: start), credentialHeaders: credentialHeaders))

@@ -26,11 +26,22 @@ public struct Response: @unchecked Sendable {
     public let httpResponse: HTTPURLResponse
     /// The body; empty when the server sent none (a `204`, a `HEAD`).
     public let data: Data
-    /// Creates a response, e.g. for an ``ErrorHandlerProtocol`` test.
+    /// The decoder ``decoded(toType:keyPath:decoder:)`` uses when given none: the connector's
+    /// `jsonDecoder`, else the configuration's, for a response `Connect` received; `nil` (a plain
+    /// `JSONDecoder()`) for one made by hand.
+    let decoder: JSONDecoder?
+
+    /// Creates a response, e.g. for an ``ErrorHandlerProtocol`` test. It decodes with a plain
+    /// `JSONDecoder()` unless ``decoded(toType:keyPath:decoder:)`` is given one.
     public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data) {
+        self.init(request: request, httpResponse: httpResponse, data: data, decoder: nil)
+    }
+
+    init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, decoder: JSONDecoder?) {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
+        self.decoder = decoder
     }
 
     /// The headers, looked up case-insensitively, sorted by name.
@@ -45,12 +56,18 @@ public struct Response: @unchecked Sendable {
     /// The URL that answered, after any redirects.
     public var url: URL? { httpResponse.url ?? request.url }
 
-    /// Decodes the body as JSON into `type`, optionally at a dot-separated key path.
+    /// Decodes the body as JSON into `type`, optionally at a dot-separated key path, as
+    /// `Future<Response>`'s `decoded(toType:keyPath:decoder:)` does.
+    ///
+    /// Without a `decoder`, a response `Connect` received decodes with the decoder its request
+    /// would have used: the connector's `jsonDecoder`, else the configuration's. One made with
+    /// ``init(request:httpResponse:data:)`` uses a plain `JSONDecoder()`.
     ///
     /// - Throws: ``ConnectError/decoding(_:)``.
-    public func decoded<T: Decodable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder = JSONDecoder())
+    public func decoded<T: Decodable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil)
         throws -> T
     {
-        try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: self)
+        try BodyDecoder.decode(
+            type, from: data, keyPath: keyPath, decoder: decoder ?? self.decoder ?? JSONDecoder(), response: self)
     }
 }

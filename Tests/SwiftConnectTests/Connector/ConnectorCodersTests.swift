@@ -121,6 +121,40 @@ struct ConnectorCodersTests {
         #expect(Fixtures.error(of: plain) != nil, "the configuration's decoder knows no snake case")
     }
 
+    @Test func aResponseDecodesWithItsRequestsDecoder() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"first_name":"Ada"}"#) }
+        // The connector's own decoder.
+        let response = try await connect(transport).response(Call()).value
+        #expect(try response.decoded(toType: Reply.self) == Reply(firstName: "Ada"))
+        // The configuration's, for a connector without one; its body handed to an error handler too.
+        let configured = Fixtures.connect(transport: transport) { configuration in
+            configuration.jsonDecoder = ConnectorCodersTests.snakeDecoder
+        }
+        let plainCall = try await configured.response(Call(ownDecoder: false)).value
+        #expect(try plainCall.decoded(toType: Reply.self) == Reply(firstName: "Ada"))
+        // A decoder passed wins; a plain one knows no snake case.
+        #expect(throws: ConnectError.self) { try response.decoded(toType: Reply.self, decoder: JSONDecoder()) }
+        // Neither configured: a plain decoder.
+        let unconfigured = try await connect(transport).response(Call(ownDecoder: false)).value
+        #expect(throws: ConnectError.self) { try unconfigured.decoded(toType: Reply.self) }
+        // Made by hand: a plain decoder, unless one is passed.
+        let byHand = Response(request: response.request, httpResponse: response.httpResponse, data: response.data)
+        #expect(throws: ConnectError.self) { try byHand.decoded(toType: Reply.self) }
+        #expect(try byHand.decoded(toType: Reply.self, decoder: Self.snakeDecoder) == Reply(firstName: "Ada"))
+    }
+
+    @Test func aResponseAnErrorHandlerIsGivenDecodesWithItsRequestsDecoder() async throws {
+        struct ReadingHandler: ErrorHandlerProtocol {
+            func handle(response: [String: Any]) -> Error? { nil }
+            func handle(_ response: Response) -> Error? {
+                (try? response.decoded(toType: Failure.self)) ?? ConnectError.invalidResponse
+            }
+        }
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"error_code":"E1"}"#, status: 409) }
+        let result = await connect(transport, errorHandler: ReadingHandler()).request(Call()).asyncResult
+        #expect(Fixtures.error(of: result) as? Failure == Failure(errorCode: "E1"))
+    }
+
     @Test func validatorsDecodeWithTheConnectorsDecoder() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"request_id":"r-1"}"#) }
         let validators: [ResponseValidator] = [.basicResponse(Envelope.self)]
