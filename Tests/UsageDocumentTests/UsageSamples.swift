@@ -455,6 +455,7 @@ struct ServiceError: Error {
 func makeValidatingConnect() -> Connect {
     var configuration = ConnectConfiguration()
     configuration.validators = [
+        .contentType(["application/json", "application/*+json"]),
         .requiredJSONKeys(["status", "data.id"]),
         .basicResponse(ServiceEnvelope.self) { envelope in
             guard envelope.status == "ok" else { throw ServiceError(status: envelope.status) }

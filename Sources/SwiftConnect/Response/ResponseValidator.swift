@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// Checks a successful response before it is delivered; throwing fails the request with
 /// ``ConnectError/validationFailed(_:underlying:)``.
 ///
@@ -28,10 +32,11 @@ public struct ResponseValidator: Sendable {
         self.check = check
     }
 
-    /// Runs the check; a ``basicResponse(_:decoder:validate:)`` given no decoder decodes with a
-    /// plain `JSONDecoder`.
+    /// Runs the check; a ``basicResponse(_:decoder:validate:)`` given no decoder decodes with the
+    /// decoder of the request `response` answered (the connector's, else the configuration's), or
+    /// a plain `JSONDecoder` for a response made by hand.
     public func validate(_ response: Response) throws {
-        try check(response, JSONDecoder())
+        try check(response, response.decoder ?? JSONDecoder())
     }
 
     /// Runs the check as a request does: JSON is decoded with `decoder`, the configuration's,
@@ -68,6 +73,35 @@ public struct ResponseValidator: Sendable {
                 return current == nil
             }
             if !missing.isEmpty { throw MissingJSONKeys(keys: missing) }
+        }
+    }
+
+    /// Requires the response's `Content-Type` to be one of `acceptable` (Alamofire's
+    /// `validate(contentType:)`); throws ``UnacceptableContentType`` otherwise.
+    ///
+    /// Each acceptable entry is a media type, `type/subtype`, compared without its parameters and
+    /// ignoring case: `text/plain; charset=utf-8` accepts `text/plain`. A `*` stands for any type or
+    /// subtype (`application/*`, `*/*`), and `*+json` for any subtype with that structured suffix
+    /// (`application/*+json` accepts `application/problem+json` and `application/vnd.api+json`).
+    /// An entry that is not `type/subtype` accepts nothing.
+    ///
+    /// A response without a body (a `204`, the answer to a `HEAD`) passes, as it has nothing to
+    /// describe; one with a body but no `Content-Type`, or one that is not `type/subtype`, passes
+    /// only `*/*`.
+    ///
+    /// ```swift
+    /// configuration.validators = [.contentType(["application/json", "application/*+json"])]
+    /// ```
+    public static func contentType(_ acceptable: [String]) -> ResponseValidator {
+        let patterns = acceptable.map(MediaType.init)
+        return ResponseValidator { response in
+            guard !response.data.isEmpty else { return }
+            let received = response.httpResponse.value(forHTTPHeaderField: "Content-Type")
+            let type = received.map(MediaType.init)
+            let accepted = patterns.contains { pattern in
+                pattern.acceptsAnything || type.map(pattern.accepts) == true
+            }
+            if !accepted { throw UnacceptableContentType(acceptable: acceptable, received: received) }
         }
     }
 
@@ -116,6 +150,63 @@ public struct MissingJSONKeys: Error, Sendable, Equatable, CustomStringConvertib
 
     /// A readable explanation.
     public var description: String { "Missing JSON keys: \(keys.joined(separator: ", "))" }
+
+    /// Same as ``description``, also as `localizedDescription`.
+    public var errorDescription: String? { description }
+}
+
+/// The media type of a `Content-Type` value, or of a pattern ``ResponseValidator/contentType(_:)``
+/// accepts: its type and subtype, lowercased, without parameters; both empty when it is not
+/// `type/subtype`.
+private struct MediaType {
+    let type: Substring
+    let subtype: Substring
+
+    init(_ text: String) {
+        let essence = text.prefix { $0 != ";" }.lowercased()
+        let parts = essence.split(separator: "/", omittingEmptySubsequences: false).map {
+            $0.trimmingCharacters(in: .whitespaces)
+        }
+        guard parts.count == 2, !parts[0].isEmpty, !parts[1].isEmpty else {
+            (type, subtype) = ("", "")
+            return
+        }
+        (type, subtype) = (Substring(parts[0]), Substring(parts[1]))
+    }
+
+    /// Whether this pattern is `*/*`, which accepts a missing or malformed type too.
+    var acceptsAnything: Bool { type == "*" && subtype == "*" }
+
+    /// Whether `other`, a received type, is one this pattern accepts.
+    func accepts(_ other: MediaType) -> Bool {
+        guard !type.isEmpty, !other.type.isEmpty, type == "*" || type == other.type else { return false }
+        if subtype == "*" || subtype == other.subtype { return true }
+        // `*+json`: any subtype with that structured suffix (RFC 6838, 4.2.8).
+        guard subtype.hasPrefix("*+"), subtype.count > 2 else { return false }
+        let suffix = subtype.dropFirst()
+        return other.subtype.count > suffix.count && other.subtype.hasSuffix(suffix)
+    }
+}
+
+/// A response whose `Content-Type` ``ResponseValidator/contentType(_:)`` does not accept.
+public struct UnacceptableContentType: Error, Sendable, Equatable, CustomStringConvertible, LocalizedError {
+    /// The media types the validator accepts, as given to it.
+    public let acceptable: [String]
+    /// The response's `Content-Type`, as received; `nil` when it had none.
+    public let received: String?
+
+    /// Creates the error, as ``ResponseValidator/contentType(_:)`` reports it — to compare with one
+    /// caught, or to test code of your own that handles it.
+    public init(acceptable: [String], received: String?) {
+        self.acceptable = acceptable
+        self.received = received
+    }
+
+    /// A readable explanation.
+    public var description: String {
+        let got = received.map { "Content-Type \($0)" } ?? "no Content-Type"
+        return "Unacceptable content type: \(got), expected \(acceptable.joined(separator: " or "))"
+    }
 
     /// Same as ``description``, also as `localizedDescription`.
     public var errorDescription: String? { description }

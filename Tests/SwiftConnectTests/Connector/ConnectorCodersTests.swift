@@ -126,6 +126,7 @@ struct ConnectorCodersTests {
         // The connector's own decoder.
         let response = try await connect(transport).response(Call()).value
         #expect(try response.decoded(toType: Reply.self) == Reply(firstName: "Ada"))
+        try ResponseValidator.basicResponse(Reply.self).validate(response)  // a validator run by hand too
         // The configuration's, for a connector without one; its body handed to an error handler too.
         let configured = Fixtures.connect(transport: transport) { configuration in
             configuration.jsonDecoder = ConnectorCodersTests.snakeDecoder
@@ -140,6 +141,7 @@ struct ConnectorCodersTests {
         // Made by hand: a plain decoder, unless one is passed.
         let byHand = Response(request: response.request, httpResponse: response.httpResponse, data: response.data)
         #expect(throws: ConnectError.self) { try byHand.decoded(toType: Reply.self) }
+        #expect(throws: ConnectError.self) { try ResponseValidator.basicResponse(Reply.self).validate(byHand) }
         #expect(try byHand.decoded(toType: Reply.self, decoder: Self.snakeDecoder) == Reply(firstName: "Ada"))
     }
 

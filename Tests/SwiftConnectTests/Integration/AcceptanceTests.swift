@@ -1258,6 +1258,26 @@ extension AcceptanceTests {
         ).value
     }
 
+    @Test func aContentTypeValidatorReadsTheServersContentType() async throws {
+        let connect = Self.connect { $0.validators = [.contentType(["application/json"])] }
+        _ = try await connect.request(Call(endpoint: "/json")).value
+        let html = await connectError(connect.request(Call(endpoint: "/html")))
+        guard case .validationFailed(let response, let underlying)? = html else {
+            Issue.record("expected validationFailed, got \(String(describing: html))")
+            return
+        }
+        #expect(response.statusCode == 200)
+        #expect(
+            underlying as? UnacceptableContentType
+                == UnacceptableContentType(
+                    acceptable: ["application/json"], received: "text/html; charset=utf-8"))
+        // A pattern with a wildcard subtype: httpbin's `/xml` is `application/xml`.
+        let anyApplication = Self.connect { $0.validators = [.contentType(["application/*"])] }
+        _ = try await anyApplication.request(Call(endpoint: "/xml")).value
+        let htmlAgain = await connectError(anyApplication.request(Call(endpoint: "/html")))
+        #expect((htmlAgain?.underlyingError as? UnacceptableContentType)?.received == "text/html; charset=utf-8")
+    }
+
     @Test func doNotFollowHandsBackTheRedirectAsAnError() async throws {
         let connect = Self.connect { $0.redirectPolicy = .doNotFollow }
         let error = await connectError(connect.request(Call(endpoint: "/redirect/1")))

@@ -41,6 +41,24 @@ private func validationFailure<Value>(_ result: Result<Value, any Error>) -> (
     return (response, underlying)
 }
 
+/// The error `.contentType(acceptable)` threw for a response with `contentType` (none when
+/// `nil`) and `body`, or `nil` if it passed.
+private func contentTypeError(
+    _ acceptable: [String], for contentType: String?, body: String = "{}"
+) -> UnacceptableContentType? {
+    let headers = contentType.map { ["Content-Type": $0] } ?? [:]
+    do {
+        try ResponseValidator.contentType(acceptable).validate(
+            Fixtures.response(status: 200, body: body, headers: headers))
+        return nil
+    } catch let error as UnacceptableContentType {
+        return error
+    } catch {
+        Issue.record("unexpected error \(error)")
+        return nil
+    }
+}
+
 // MARK: - Unit
 
 @Suite("ResponseValidator")
@@ -54,6 +72,72 @@ struct ResponseValidatorTests {
         } throws: { error in
             error.localizedDescription == "Missing JSON keys: status, data.id"
         }
+    }
+
+    @Test(arguments: [
+        ("application/json", ["application/json"]),
+        ("application/json; charset=utf-8", ["application/json"]),
+        ("Application/JSON", ["application/json"]),
+        ("application/json", ["APPLICATION/Json"]),
+        ("  text/plain ;format=flowed", ["text/plain; charset=utf-8"]),
+        ("text/csv", ["application/json", "text/csv"]),
+        ("application/xml", ["application/*"]),
+        ("image/png", ["*/*"]),
+        ("application/problem+json", ["application/*+json"]),
+        ("application/vnd.api+json; charset=utf-8", ["application/*+json"]),
+        ("application/vnd.api+json", ["*/*+json"]),
+    ])
+    func contentTypeAccepts(received: String, acceptable: [String]) {
+        #expect(contentTypeError(acceptable, for: received) == nil)
+    }
+
+    @Test(arguments: [
+        ("application/xml", ["application/json"]),
+        ("text/json", ["application/json"]),
+        ("application/jsonp", ["application/json"]),
+        ("application/problem+json", ["application/json"]),
+        ("application/json", ["application/*+json"]),
+        ("application/+json", ["application/*+json"]),
+        ("application/json+xml", ["application/*+json"]),
+        ("text/html", ["application/*"]),
+        ("json", ["application/json"]),
+        ("application/", ["application/*"]),
+        ("/json", ["*/json"]),
+        ("", ["application/json"]),
+        ("application/json", ["json"]),
+        ("application/json", ["application"]),
+        ("application/json", []),
+    ])
+    func contentTypeRejects(received: String, acceptable: [String]) {
+        #expect(
+            contentTypeError(acceptable, for: received)
+                == UnacceptableContentType(
+                    acceptable: acceptable, received: received))
+    }
+
+    @Test func contentTypeMissingPassesOnlyAnything() {
+        #expect(
+            contentTypeError(["application/json"], for: nil)
+                == UnacceptableContentType(
+                    acceptable: ["application/json"], received: nil))
+        #expect(contentTypeError(["application/*", "*/*"], for: nil) == nil)
+        #expect(contentTypeError(["*/*"], for: "not a media type") == nil)
+    }
+
+    @Test func contentTypeLetsAResponseWithoutABodyThrough() {
+        // A `204`, the answer to a `HEAD`: nothing to describe, whatever the header says.
+        #expect(contentTypeError(["application/json"], for: nil, body: "") == nil)
+        #expect(contentTypeError(["application/json"], for: "text/html", body: "") == nil)
+    }
+
+    @Test func unacceptableContentTypeSaysWhatCameAndWhatWasExpected() {
+        let error = UnacceptableContentType(acceptable: ["application/json", "text/csv"], received: "text/html")
+        #expect(
+            error.localizedDescription
+                == "Unacceptable content type: Content-Type text/html, expected application/json or text/csv")
+        #expect(
+            UnacceptableContentType(acceptable: ["a/b"], received: nil).description
+                == "Unacceptable content type: no Content-Type, expected a/b")
     }
 
     @Test func dataValidatorReceivesTheBody() throws {
@@ -206,6 +290,21 @@ struct ResponseValidatorPipelineTests {
         let data = try await connect(transport, validators: [.requiredJSONKeys(["a", "data.id"])])
             .request(Middleware.Call()).value
         #expect(data == Data(#"{"a":1,"data":{"id":2}}"#.utf8))
+    }
+
+    @Test func anUnacceptableContentTypeFailsTheRequestWithValidationFailed() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json("<html></html>", headers: ["Content-Type": "text/html"])
+        }
+        let result = await connect(transport, validators: [.contentType(["application/json"])])
+            .request(Middleware.Call()).asyncResult
+        let failure = try #require(validationFailure(result), "got \(result)")
+        #expect(
+            failure.underlying as? UnacceptableContentType
+                == UnacceptableContentType(
+                    acceptable: ["application/json"], received: "text/html"))
+        let accepted = try await connect(transport, validators: [.contentType(["text/html"])])
+            .request(Middleware.Call()).value
+        #expect(accepted == Data("<html></html>".utf8))
     }
 
     @Test func dataValidatorErrorIsWrappedInValidationFailed() async throws {
