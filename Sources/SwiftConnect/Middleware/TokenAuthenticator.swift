@@ -48,7 +48,9 @@ public protocol TokenRefresher: Sendable {
 /// ```
 ///
 /// Connectors whose calls must go without a token (the login itself) opt out with
-/// `var middleware: ConnectorMiddleware { .none }`.
+/// `var middleware: ConnectorMiddleware { .none }`; an `authorizationToken` of `nil` does not. A
+/// request that comes with the token's header already set — a connector's own
+/// `authorizationToken` — is sent with its own credentials (``adapt(_:)``).
 public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     private let store: TokenStore
     private let header: @Sendable (AccessToken) -> HTTPHeader
@@ -137,9 +139,14 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
 
     /// Sets the token header, refreshing first if the token is missing or about to expire.
     ///
+    /// A request that comes with that header already — the connector's own `authorizationToken`
+    /// (a `.basic` login, say), the header in its `headers` — goes as it is: its credentials are
+    /// the connector's choice, and no refresh runs for it.
+    ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidHeader(name:)``
     ///   for a token with CR, LF or another control character, which the header cannot carry.
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
+        if request.value(forHTTPHeaderField: headerName) != nil { return request }
         let token = try await store.validToken(leeway: leeway)
         var request = request
         let header = header(token)
@@ -157,12 +164,14 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     /// On a `401`, refreshes (once for all requests rejected with the same token) and retries.
     ///
     /// Only a `401` that rejected the token: one from a redirect's hop that the token never reached
-    /// (another origin) is not retried. Nor is a request that is not idempotent when the `401`
+    /// (another origin) is not retried, nor one for a request that came with credentials of its
+    /// own (``adapt(_:)``). Nor is a request that is not idempotent when the `401`
     /// answered another request than the one sent — the `GET` a `303` turned a `POST` into, or a
     /// hop to another origin: the server may have acted on the request already.
     public func retry(_ attempt: FailedAttempt) async -> RetryResult {
         let refreshRetries = attempt.earlierStatusCodes.filter { $0 == 401 }.count
         guard attempt.statusCode == 401, refreshRetries < retriesPerRequest, let response = attempt.response,
+            attempt.request.value(forHTTPHeaderField: headerName) == nil,
             let rejected = response.request.value(forHTTPHeaderField: headerName)
         else {
             return .doNotRetry

@@ -565,12 +565,16 @@ struct RetrierRedirectTests {
             request.setValue("staging-key", forHTTPHeaderField: "X-Staging-Key")
             return request
         }
-        let authenticator = TokenAuthenticator(token: AccessToken("adapter-token")) { _ in AccessToken("never") }
+        // In a header of its own: the connector's `Authorization` would keep it from setting that.
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("adapter-token"), header: { HTTPHeader(name: "X-Session", value: $0.value) },
+            refresh: { _ in AccessToken("never") })
         let middleware = ConnectMiddleware(adapters: [staging, authenticator])
         _ = try await Middleware.connect(transport: transport, middleware: middleware).request(post).value
         let sent = try #require(transport.requests.first)
         #expect(sent.url?.absoluteString == "https://staging.api.test/items")
-        #expect(sent.value(forHTTPHeaderField: "Authorization") == "Bearer adapter-token")
+        #expect(sent.value(forHTTPHeaderField: "X-Session") == "adapter-token")
+        #expect(sent.value(forHTTPHeaderField: "Authorization") == "Bearer secret")
         #expect(sent.value(forHTTPHeaderField: "X-API-Key") == "key-1")
         #expect(sent.value(forHTTPHeaderField: "Cookie") == "s=1")
         #expect(sent.value(forHTTPHeaderField: "X-Staging-Key") == "staging-key")

@@ -390,6 +390,43 @@ struct TokenAuthenticatorTests {
         #expect(refresher.calls.value == 0)
     }
 
+    /// A connector's own credentials (a `.basic` login, another bearer token, the header in its
+    /// `headers`) go as they are; their `401` comes back without a refresh, and the refresh budget
+    /// stays for the authenticator's own token.
+    @Test func aRequestWithCredentialsOfItsOwnGoesAsItIsAndItsRejectionRefreshesNothing() async throws {
+        let transport = server(accepting: "current")
+        let refresher = CountingRefresher { _ in AccessToken("refreshed") }
+        let authenticator = TokenAuthenticator(token: AccessToken("current"), refresher: refresher)
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let own: [Middleware.Call] = [
+            Middleware.Call(authorizationToken: .basic(username: "u", password: "p")),
+            Middleware.Call(authorizationToken: .bearer(token: "connector")),
+            Middleware.Call(headers: [.authorization("Token abc")]),
+        ]
+        for call in own {
+            let result = await connect.request(call).asyncResult
+            #expect((Fixtures.error(of: result) as? ConnectError)?.statusCode == 401)
+        }
+        #expect(transport.requests.map(authorization) == ["Basic dTpw", "Bearer connector", "Token abc"])
+        #expect(refresher.calls.value == 0)
+        #expect(await authenticator.token == AccessToken("current"))
+        // A connector without credentials of its own still gets the authenticator's token.
+        _ = try await connect.request(Middleware.Call()).value
+        #expect(transport.requests.last.map(authorization) == "Bearer current")
+    }
+
+    @Test func aRequestWithItsOwnCustomHeaderIsLeftAloneByAnAuthenticatorOfThatHeader() async throws {
+        let transport = RecordingTransport()
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("mine"), header: { HTTPHeader(name: "X-Token", value: $0.value) },
+            refresh: { _ in AccessToken("refreshed") })
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        _ = try await connect.request(Middleware.Call(authorizationToken: .header(name: "x-token", value: "own"))).value
+        _ = try await connect.request(Middleware.Call(authorizationToken: .bearer(token: "b"))).value
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-Token") } == ["own", "mine"])
+        #expect(transport.requests.last.map(authorization) == "Bearer b")
+    }
+
     @Test func a401IsRefreshedAndRetriedOnceWithTheNewToken() async throws {
         let transport = server(accepting: "new")
         let refresher = CountingRefresher { _ in AccessToken("new") }
