@@ -122,11 +122,11 @@ struct RequestBuildCache: Sendable {
         return template
     }
 
-    /// The layout of `base`, a base URL's string, if ``RequestBuilder/hasHTTPSchemeAndHost(_:)``,
-    /// else `nil`; answered from memory when `base` is the string found valid last.
+    /// The layout of `base`, a base URL's string, if ``RequestBuilder/hasHTTPSchemeAndHost(_:)``
+    /// and it has no `{slot}` (``RequestBuilder/hasSlot(_:)``), else `nil`; answered from memory when `base` is the string found valid last.
     func validBaseLayout(_ base: String) -> RequestBuilder.BaseURLLayout? {
         if let remembered = state.withLock({ $0.layout(of: base) }) { return remembered }
-        guard RequestBuilder.hasHTTPSchemeAndHost(base) else { return nil }
+        guard RequestBuilder.hasHTTPSchemeAndHost(base), !RequestBuilder.hasSlot(base) else { return nil }
         let layout = base.withUTF8Bytes(RequestBuilder.BaseURLLayout.init(of:))
         state.withLock { $0.lastBase = (base, layout) }
         return layout

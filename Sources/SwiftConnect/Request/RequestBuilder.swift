@@ -400,6 +400,50 @@ enum RequestBuilder {
         return !(URL(string: absolute)?.host ?? "").isEmpty
     }
 
+    /// Whether `absolute`, a base URL's string, has what looks like an endpoint's `{slot}`: a `{`
+    /// and a `}` (or their escapes, `%7B` and `%7D`, as `URL(string:)` writes them) around a name
+    /// with no `/`, `?`, `#`, `&` or `=` in it. A base URL is not a template — nothing fills such
+    /// a slot, and it would go out as it is (`/%7Btenant%7D/users`) — so the build refuses it.
+    static func hasSlot(_ absolute: String) -> Bool {
+        absolute.withUTF8Bytes { bytes in
+            /// The length of the brace at `index` (1, or 3 for an escape), or 0 if there is none.
+            func brace(at index: Int, open: Bool) -> Int {
+                let raw = UInt8(ascii: open ? "{" : "}")
+                if bytes[index] == raw { return 1 }
+                guard bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "7")
+                else { return 0 }
+                let letter = bytes[index + 2] | 0x20
+                return letter == UInt8(ascii: open ? "b" : "d") ? 3 : 0
+            }
+            var index = 0
+            var nameStart: Int? = nil
+            while index < bytes.count {
+                if let start = nameStart {
+                    let closing = brace(at: index, open: false)
+                    if closing > 0 {
+                        if index > start { return true }
+                        nameStart = nil
+                        index += closing
+                        continue
+                    }
+                    switch bytes[index] {
+                    case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"), UInt8(ascii: "="):
+                        nameStart = nil
+                    default: break
+                    }
+                }
+                let opening = brace(at: index, open: true)
+                if opening > 0 {
+                    nameStart = index + opening
+                    index += opening
+                } else {
+                    index += 1
+                }
+            }
+            return false
+        }
+    }
+
     /// Whether `text` is `:` and a port a connection can use: empty (the scheme's own), or 1 to
     /// 65535. `URL` takes `http://h:99999/` and `http://h:0/`, which no request can reach.
     private static func isPort(_ text: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -185,7 +185,7 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
 /// `switch` over them should end with `default:`.
 public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// The base URL is not an absolute `http` or `https` URL with a host, and a port from 1 to
-    /// 65535 if it names one.
+    /// 65535 if it names one; or it has a `{slot}`, which only an endpoint can have.
     case invalidBaseURL(String)
     /// The endpoint template is malformed (an unclosed `{`, an empty `{}` …).
     case malformedEndpoint(String, detail: String)
@@ -263,6 +263,10 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .invalidBaseURL(let url):
+            if RequestBuilder.hasSlot(url) {
+                return "base URL '\(DebugDescription.redactedURL(url))' has a {slot}, which nothing fills: "
+                    + "slots belong in the endpoint"
+            }
             return "base URL '\(DebugDescription.redactedURL(url))' must be an absolute http or https URL with a host"
         case .malformedEndpoint(let endpoint, let detail):
             // An endpoint's own query may carry a key (`/geo?appid=…`): redacted as a URL's is.

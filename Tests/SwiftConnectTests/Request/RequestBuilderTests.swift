@@ -173,6 +173,33 @@ struct RequestBuilderTests {
         #expect(url == expected)
     }
 
+    /// A base URL is not a template: a `{slot}` in it (as `URL(string:)` leaves or escapes it) is
+    /// refused before anything is sent, rather than going out as `/%7Btenant%7D/…`.
+    @Test(arguments: [
+        "http://127.0.0.1:9/{x}", "https://h.test/%7Btenant%7D/api", "https://h.test/%7btenant%7d/api",
+        "https://h.test/api?key={k}", "https://h.test/api/v{version}", "https://h.test/a/{b c}",
+        "https://{host}.test/api",
+    ])
+    func aBaseURLWithASlotIsRefused(base: String) throws {
+        guard let url = URL(string: base) else { return }  // not a URL on this platform: nothing to build
+        #expect(throws: ConnectError.invalidRequest(.invalidBaseURL(url.absoluteString))) {
+            try connector("/users", nil, baseURL: url).asURLRequest()
+        }
+        let description = ConnectError.invalidRequest(.invalidBaseURL(url.absoluteString)).description
+        #expect(
+            description.contains("has a {slot}, which nothing fills: slots belong in the endpoint"), "\(description)")
+    }
+
+    @Test(arguments: [
+        "https://h.test/api/%7B%7D/x", "https://h.test/a%7Bb/c%7D", "https://h.test/a%7Db%7Bc", "https://h.test/%7B",
+        "https://h.test/api?q=%7Ba=1%7D", "https://h.test/a%7Bb?c%7D", "https://h.test/%7Gx%7D", "https://h.test/%7",
+    ])
+    func aBaseURLWithBracesThatAreNoSlotIsKept(base: String) throws {
+        let url = try #require(URL(string: base))
+        #expect(!RequestBuilder.hasSlot(url.absoluteString))
+        #expect(try builtURL(connector("", nil, baseURL: url)).hasPrefix(url.absoluteString.prefix { $0 != "?" }))
+    }
+
     /// What `URL` says of `url`: an `http` or `https` scheme, a host, and no port or one a
     /// connection can use (`URL` takes `:0` and `:99999`; URLSession then fails with -1000).
     static func isSendable(_ url: URL) -> Bool {
