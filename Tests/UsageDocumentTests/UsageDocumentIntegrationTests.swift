@@ -183,6 +183,13 @@ final class Recorded<Value: Sendable>: @unchecked Sendable {
     #expect(todo.id == 42 && todo.title == "typed" && todo.completed)
 }
 
+/// Usage.md's `fetchTodoThroughAStub`: the stub's `requests` holds the one request sent.
+@Test func aStubTransportRecordsTheRequestsItAnswered() async throws {
+    let requests = try await fetchTodoThroughAStub()
+    #expect(requests.map(\.url?.absoluteString) == ["https://jsonplaceholder.typicode.com/todos/7"])
+    #expect(requests.map(\.httpMethod) == ["GET"])
+}
+
 /// Usage.md's `stayOnOurHost`, called directly with a `Redirect` made by hand, stops at another
 /// host and follows on its own.
 @Test func aRedirectDecisionIsTestedWithARedirectMadeByHand() async throws {

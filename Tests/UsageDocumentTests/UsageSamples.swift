@@ -548,6 +548,15 @@ func makeStubbedConnect() -> Connect {
     return Connect(transport: transport)
 }
 
+func fetchTodoThroughAStub() async throws -> [URLRequest] {
+    let transport = StubTransport { _ in
+        try await Task.sleep(nanoseconds: 20_000_000)  // a slow server: cancelling the request ends the wait
+        return StubTransport.Reply(statusCode: 204)
+    }
+    _ = try await Connect(transport: transport).request(TodoConnector.get(id: 7)).value
+    return transport.requests  // what went out: URL, method, headers, body
+}
+
 /// A redirect decision kept in a function of its own: `RedirectPolicy.decide(stayOnOurHost)`.
 @Sendable func stayOnOurHost(_ redirect: Redirect) async -> RedirectDecision {
     redirect.proposedRequest.url?.host == "api.myserver.com" ? .follow : .stop

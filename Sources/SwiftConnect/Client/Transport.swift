@@ -90,16 +90,29 @@ public struct StubTransport: Transport {
     }
 
     private let respond: @Sendable (URLRequest) async throws -> Reply
+    private let sent = LockedBox<[URLRequest]>([])
 
     /// Creates a transport that answers every request with `respond`; an error it throws is
     /// reported as a transport error.
+    ///
+    /// `respond` may run on the thread that called `Connect.request(_:)`, before that call
+    /// returns: to make a reply wait, `try await Task.sleep(…)` in it (cancelling the request
+    /// cancels the sleep), never a blocking sleep.
     public init(_ respond: @escaping @Sendable (URLRequest) async throws -> Reply) {
         self.respond = respond
+    }
+
+    /// Every request the closure was asked to answer, in order, as `Connect` sent it: after the
+    /// middleware, each retry and each redirect hop a request of its own, an upload with its whole
+    /// body in `httpBody`. Copies of the transport share the list.
+    public var requests: [URLRequest] {
+        sent.withLock { $0 }
     }
 
     /// Answers `request` with the closure's reply.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()
+        sent.withLock { $0.append(request) }
         let reply = try await respond(request)
         try Task.checkCancellation()
         guard let url = request.url,

@@ -106,4 +106,42 @@ struct StubTransportTests {
         }
         #expect((underlying as? URLError)?.code == .dnsLookupFailed)
     }
+
+    @Test func requestsRecordsWhatConnectSentInOrderRetriesAndHopsIncluded() async throws {
+        let calls = Fixtures.Counter()
+        let transport = StubTransport { request in
+            switch (calls.increment(), request.url?.path) {
+            case (1, _): return StubTransport.Reply(statusCode: 503, headers: ["Retry-After": "0"])
+            case (_, "/old"): return StubTransport.Reply(statusCode: 307, headers: ["Location": "/new"])
+            default: return StubTransport.Reply(statusCode: 200, body: Data("ok".utf8))
+            }
+        }
+        #expect(transport.requests.isEmpty)
+        let copy = transport
+        let connect = makeConnect(
+            transport: transport, middleware: ConnectMiddleware(retriers: [RetryPolicy(baseDelay: 0, jitter: 0)]))
+        let call = TestConnector(
+            endpoint: "/old", method: .put, headers: [.contentType("text/plain")],
+            parameters: Parameter.data(Data("body".utf8), contentType: "text/plain"))
+        _ = try await connect.request(call).value
+        let paths = copy.requests.map { $0.url?.path }
+        #expect(paths == ["/old", "/old", "/new"])
+        #expect(copy.requests.map(\.httpMethod) == ["PUT", "PUT", "PUT"])
+        #expect(copy.requests.map(\.httpBody) == Array(repeating: Data("body".utf8), count: 3))
+    }
+
+    @Test func requestsDoesNotRecordARequestCancelledBeforeTheClosureRan() async throws {
+        let transport = StubTransport { _ in StubTransport.Reply() }
+        let request = request
+        let gate = Fixtures.Gate()
+        let task = Task {
+            try? await gate.wait()
+            return try await transport.send(request)
+        }
+        task.cancel()
+        _ = try? await task.value
+        #expect(transport.requests.isEmpty)
+        _ = try await transport.send(request)
+        #expect(transport.requests.map(\.url) == [request.url])
+    }
 }
