@@ -87,6 +87,22 @@ struct FutureConcurrencyTests {
         #expect(actions.value == 1)
     }
 
+    /// Usage.md: a future is one request, whoever awaits it; cancelling one awaiter cancels it for all.
+    @Test func cancellingOneOfTwoTasksAwaitingAFutureCancelsItForBoth() async {
+        let actions = Counter()
+        let future = Future<Int>(callbackQueue: nil) { actions.increment() }
+        let first = Task { try await future.value }
+        let second = Task { try await future.value }
+        try? await Task.sleep(nanoseconds: 50_000_000)  // not an assertion: both suspend on the future
+
+        first.cancel()
+
+        let results = await Fixtures.outcome { (await first.result, await second.result) }
+        #expect(results?.0.isConnectCancellation == true)
+        #expect(results?.1.isConnectCancellation == true, "the other awaiter gets the cancellation too")
+        #expect(actions.value == 1)
+    }
+
     @Test func cancellingTheTaskAwaitingAsyncResultDeliversCancelled() async {
         let actions = Counter()
         let future = Future<Int>(callbackQueue: nil) { actions.increment() }
