@@ -397,5 +397,7 @@ struct ConnectUploadTests {
         #expect(output.contains("field \"password\""))
         #expect(output.contains("\"a.txt\""))
         #expect(!output.contains("hunter2"))
+        // Usage.md: the command itself carries no body.
+        #expect(output.contains("curl -v") && !output.contains("-d ") && !output.contains("--data-binary"))
     }
 }

@@ -1258,6 +1258,16 @@ extension AcceptanceTests {
         ).value
     }
 
+    /// Usage.md: a header sent more than once arrives as one, its values joined with `, `.
+    @Test func aResponseHeaderSentTwiceArrivesJoined() async throws {
+        let parameters = CompositeParameters(.query(key: "X-Multi", value: "1"), .query(key: "X-Multi", value: "2"))
+        let response = try await Self.connect().response(Call(endpoint: "/response-headers", parameters: parameters))
+            .value
+        let headers = response.headers
+        #expect(headers["x-multi"] == "1, 2")
+        #expect(headers.filter { $0.name.lowercased() == "x-multi" }.count == 1)
+    }
+
     @Test func aContentTypeValidatorReadsTheServersContentType() async throws {
         let connect = Self.connect { $0.validators = [.contentType(["application/json"])] }
         _ = try await connect.request(Call(endpoint: "/json")).value
