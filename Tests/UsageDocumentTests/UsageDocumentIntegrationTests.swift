@@ -183,6 +183,18 @@ final class Recorded<Value: Sendable>: @unchecked Sendable {
     #expect(todo.id == 42 && todo.title == "typed" && todo.completed)
 }
 
+/// Usage.md's `describeTodoRequest`: the command, without a request sent.
+@Test func aConnectorsRequestIsDescribedAsACurlCommand() throws {
+    let transport = StubTransport { _ in
+        Issue.record("nothing is sent")
+        return StubTransport.Reply()
+    }
+    let command = try describeTodoRequest(connect: Connect(transport: transport))
+    #expect(command.hasPrefix("$ curl -v"))
+    #expect(command.hasSuffix(#""https://jsonplaceholder.typicode.com/todos/1""#))
+    #expect(transport.requests.isEmpty)
+}
+
 /// Usage.md's `fetchTodoThroughAStub`: the stub's `requests` holds the one request sent.
 @Test func aStubTransportRecordsTheRequestsItAnswered() async throws {
     let requests = try await fetchTodoThroughAStub()

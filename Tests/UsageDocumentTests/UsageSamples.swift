@@ -530,6 +530,10 @@ enum LegacyReportConnector: Connector {
     var jsonDecoder: JSONDecoder? { LegacyReportConnector.decoder }
 }
 
+func describeTodoRequest(connect: Connect) throws -> String {
+    try connect.cURLDescription(for: TodoConnector.get(id: 1))
+}
+
 struct CollectingLogger: ConnectLogger {
     let sink: @Sendable (String) -> Void
 

@@ -175,6 +175,26 @@ public final class Connect: Sendable {
             timeout: configuration.timeoutInterval, baseURL: configuration.baseURL)
     }
 
+    /// The request `connector` describes as a `curl` command, as debug output logs it, without
+    /// sending anything (Alamofire's `cURLDescription()`): the request ``urlRequest(for:)``
+    /// builds — before middleware, so the headers adapters add are not in it — with credentials
+    /// redacted as in debug output (the connector's token, whatever its header; secret-looking
+    /// query items, form fields and JSON keys) and a text body past 64 KiB cut, with a line saying so.
+    ///
+    /// ```swift
+    /// print(try connect.cURLDescription(for: TodoConnector.get(id: 1)))
+    /// // $ curl -v \
+    /// //     -X GET \
+    /// //     "https://jsonplaceholder.typicode.com/todos/1"
+    /// ```
+    ///
+    /// - Throws: ``ConnectError/invalidRequest(_:)``, as ``urlRequest(for:)`` does.
+    public func cURLDescription(for connector: Connector) throws -> String {
+        let request = try urlRequest(for: connector)
+        let credentialHeaders = pipeline(for: connector, debugResponse: false).credentialHeaders
+        return DebugDescription.curl(request, credentialHeaders: credentialHeaders, framed: false)
+    }
+
     /// Cancels every request this client has in flight; each future fails with
     /// ``ConnectError/cancelled``.
     public func cancelAllRequests() {

@@ -93,8 +93,8 @@ enum DebugDescription {
     ///
     /// A text body longer than ``shownBodyLimit`` bytes (once redacted) is cut there, as a
     /// response body is, and a line after the command says so: the command then sends only that
-    /// much of it.
-    static func curl(_ request: URLRequest, credentialHeaders: Set<String> = []) -> String {
+    /// much of it. `framed`: between two lines of `=`, as debug output logs it.
+    static func curl(_ request: URLRequest, credentialHeaders: Set<String> = [], framed: Bool = true) -> String {
         var lines = ["$ curl -v"]
         lines.append("-X \(request.httpMethod ?? "GET")")
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
@@ -117,8 +117,10 @@ enum DebugDescription {
             }
         }
         lines.append(quoted(request.url.map(redactedURL) ?? ""))
+        let command = lines.joined(separator: " \\\n    ") + note
+        guard framed else { return command }
         let separator = "======================================="
-        return separator + "\n" + lines.joined(separator: " \\\n    ") + note + "\n" + separator
+        return separator + "\n" + command + "\n" + separator
     }
 
     /// The URL with any password and any secret-looking query value redacted, and so the values

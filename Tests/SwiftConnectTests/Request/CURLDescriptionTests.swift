@@ -39,6 +39,42 @@ struct CURLDescriptionTests {
         #expect(DebugDescription.curl(put) == expected)
     }
 
+    struct Session: Connector, AuthorizedConnector {
+        var token: AuthorizationToken? = .header(name: "X-Member", value: "s3cret")
+        var baseURL: URL { URL(string: "https://api.test/v1")! }
+        var endpoint: String { "/users/{id}" }
+        var method: HTTPMethod { .patch }
+        var parameters: ParametersRepresentable? {
+            CompositeParameters(
+                .path(key: "id", value: "a b"), .query(key: "api_key", value: "k"), .query(key: "page", value: "2"),
+                .jsonObject(value: ["name": "Ada", "password": "hunter2"]))
+        }
+        var authorizationToken: AuthorizationToken? { token }
+    }
+
+    /// `Connect.cURLDescription(for:)`: the command debug output would log, unframed, nothing sent.
+    @Test func connectDescribesAConnectorsRequestWithoutSendingIt() throws {
+        let transport = RecordingTransport()
+        let connect = PipelineFixtures.connect(transport: transport) { configuration in
+            configuration.jsonEncoder.outputFormatting = .sortedKeys
+            configuration.defaultHeaders = [.accept("application/json")]
+        }
+        let expected = """
+            $ curl -v \\
+                -X PATCH \\
+                -H "Accept: application/json" \\
+                -H "Content-Type: application/json" \\
+                -H "X-Member: <redacted>" \\
+                -d "{\\"name\\":\\"Ada\\",\\"password\\":\\"<redacted>\\"}" \\
+                "https://api.test/v1/users/a%20b?api_key=<redacted>&page=2"
+            """
+        #expect(try connect.cURLDescription(for: Session()) == expected)
+        #expect(transport.requests.isEmpty)
+        #expect(throws: ConnectError.invalidRequest(.emptyToken)) {
+            try connect.cURLDescription(for: Session(token: .bearer(token: " ")))
+        }
+    }
+
     @Test func requestWithoutBodyHasNoDataLine() throws {
         let get = try request("https://h.test/todos/1")
         let text = DebugDescription.curl(get)
