@@ -6,6 +6,7 @@ import Foundation
 ///
 /// ```swift
 /// Parameter.path(key: "id", value: "123")     // fills {id} in the endpoint
+/// Parameter.path(key: "id", value: 123)       // the same: an Int is written in decimal
 /// Parameter.query(key: "action", value: "done") // appends ?action=done
 /// Parameter.jsonObject(value: todo)            // sends todo as the JSON body
 /// ```
@@ -30,6 +31,23 @@ public enum Parameter: ParametersRepresentable {
     case form(key: String, value: String)
     /// A raw body with its content type, e.g. `.data(xml, contentType: "application/xml")`.
     case data(Data, contentType: String)
+
+    /// A query item whose value is an integer, written in decimal: `.query(key: "page", value: 2)`
+    /// is `.query(key: "page", value: "2")`.
+    public static func query(key: String, value: Int) -> Parameter {
+        .query(key: key, value: String(value))
+    }
+
+    /// The value for the endpoint's `{key}` slot, an integer written in decimal:
+    /// `.path(key: "id", value: 7)` is `.path(key: "id", value: "7")`.
+    public static func path(key: String, value: Int) -> Parameter {
+        .path(key: key, value: String(value))
+    }
+
+    /// A form field whose value is an integer, written in decimal.
+    public static func form(key: String, value: Int) -> Parameter {
+        .form(key: key, value: String(value))
+    }
 
     /// Adds this parameter to `parameters`.
     public func apply(to parameters: inout RequestParameters) throws {

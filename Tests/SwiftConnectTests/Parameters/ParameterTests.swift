@@ -40,6 +40,31 @@ struct ParameterTests {
         #expect(gathered.queryItems.isEmpty)
     }
 
+    @Test func integerValuesAreWrittenInDecimal() throws {
+        let id = 42
+        let gathered = try applied(
+            CompositeParameters(
+                .path(key: "id", value: id), .query(key: "page", value: 2), .query(key: "offset", value: -15),
+                .query(key: "max", value: Int.max), .form(key: "count", value: 0), .form(key: "min", value: Int.min)))
+        #expect(gathered.pathValues.map(\.value) == ["42"])
+        #expect(
+            gathered.queryItems == [
+                URLQueryItem(name: "page", value: "2"), URLQueryItem(name: "offset", value: "-15"),
+                URLQueryItem(name: "max", value: "9223372036854775807"),
+            ])
+        #expect(
+            gathered.body
+                == .form([
+                    URLQueryItem(name: "count", value: "0"), URLQueryItem(name: "min", value: "-9223372036854775808"),
+                ]))
+        // They make the string cases themselves: a `switch` over a parameter sees `.path`, `.query`, `.form`.
+        guard case .path(let key, let value) = Parameter.path(key: "id", value: 7) else {
+            Issue.record("expected .path")
+            return
+        }
+        #expect(key == "id" && value == "7")
+    }
+
     @Test func jsonObjectParameterSetsAnEncodedJSONBody() throws {
         let gathered = try applied(Parameter.jsonObject(value: ["title": "Write tests"]))
         #expect(gathered.body == .json(Data(#"{"title":"Write tests"}"#.utf8)))
