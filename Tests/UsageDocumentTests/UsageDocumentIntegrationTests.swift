@@ -183,6 +183,31 @@ final class Recorded<Value: Sendable>: @unchecked Sendable {
     #expect(todo.id == 42 && todo.title == "typed" && todo.completed)
 }
 
+/// Usage.md's `request(_:countedBy:)`: the count goes up at the call and back down once the
+/// request ends, by success, failure or cancellation.
+@Test func anActivityCounterCountsEachRequestOnceHoweverItEnds() async throws {
+    let gate = AsyncStream<Void>.makeStream()
+    let transport = StubTransport { request in
+        if request.url?.path == "/todos/3" { for await _ in gate.stream {} }  // held until cancelled
+        return StubTransport.Reply(statusCode: request.url?.path == "/todos/1" ? 200 : 500)
+    }
+    let connect = Connect(transport: transport)
+    let activity = ActivityCounter()
+    let ok = connect.request(TodoConnector.get(id: 1), countedBy: activity)
+    let failing = connect.request(TodoConnector.get(id: 2), countedBy: activity)
+    let held = connect.request(TodoConnector.get(id: 3), countedBy: activity)
+    _ = await ok.asyncResult
+    _ = await failing.asyncResult
+    // Their observers run on the callback queue, perhaps just after the awaits return.
+    for _ in 0..<200 where activity.inFlight != 1 { try await Task.sleep(nanoseconds: 10_000_000) }
+    #expect(activity.inFlight == 1, "the held request is still in flight")
+    held.cancel()
+    _ = await held.asyncResult
+    gate.continuation.finish()
+    for _ in 0..<200 where activity.inFlight != 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+    #expect(activity.inFlight == 0)
+}
+
 /// Usage.md's `describeTodoRequest`: the command, without a request sent.
 @Test func aConnectorsRequestIsDescribedAsACurlCommand() throws {
     let transport = StubTransport { _ in

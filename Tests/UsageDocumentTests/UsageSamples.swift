@@ -542,6 +542,25 @@ struct CollectingLogger: ConnectLogger {
     }
 }
 
+/// Counts the requests in flight, for a network activity indicator.
+final class ActivityCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var running = 0
+
+    var inFlight: Int { lock.withLock { running } }
+
+    func begin() { lock.withLock { running += 1 } }
+    func end() { lock.withLock { running -= 1 } }
+}
+
+extension Connect {
+    /// `request(_:)`, counted from the call until its future completes, however it ends.
+    func request(_ connector: Connector, countedBy activity: ActivityCounter) -> Future<Data> {
+        activity.begin()
+        return request(connector).observe { _ in activity.end() }
+    }
+}
+
 func makeStubbedConnect() -> Connect {
     let transport = StubTransport { request in
         if request.url?.path == "/todos/1" {
