@@ -173,6 +173,14 @@ struct RequestBuilderTests {
         #expect(url == expected)
     }
 
+    /// Usage.md: a slot may appear more than once, each filled with its value; the template's own
+    /// query goes out as written, a `+` kept and a space encoded.
+    @Test func aSlotThatAppearsTwiceIsFilledTwiceAndTheTemplatesOwnQueryIsWrittenAsGiven() throws {
+        let twice = try builtURL(connector("/u/{x}/{x}?again={x}", Parameter.path(key: "x", value: "a b+")))
+        #expect(twice == "https://api.example.com/u/a%20b%2B/a%20b%2B?again=a%20b%2B")
+        #expect(try builtURL(connector("/s?a=1+1 2&b=%2B", nil)) == "https://api.example.com/s?a=1+1%202&b=%2B")
+    }
+
     /// A base URL is not a template: a `{slot}` in it (as `URL(string:)` leaves or escapes it) is
     /// refused before anything is sent, rather than going out as `/%7Btenant%7D/…`.
     @Test(arguments: [
