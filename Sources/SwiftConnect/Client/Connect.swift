@@ -133,7 +133,10 @@ public final class Connect: Sendable {
         // casts: a cast to the protocol costs a conformance lookup on every request.)
         var credentialHeaders: Set<String> = []
         var directTransport: URLSessionTransport? = nil
+        // Whether adapters or retriers run, which may need to know the connector's own headers.
+        var adaptsOrRetries = true
         if let composed = middleware as? ConnectMiddleware {
+            adaptsOrRetries = !composed.adapters.isEmpty || !composed.retriers.isEmpty
             if !composed.adapters.isEmpty {
                 credentialHeaders = composed.credentialHeaderNames
             } else if composed.retriers.isEmpty, composed.interceptors.isEmpty {
@@ -142,8 +145,14 @@ public final class Connect: Sendable {
         } else if let authenticator = middleware as? TokenAuthenticator {
             credentialHeaders = authenticator.credentialHeaderNames
         }
+        var connectorHeaderNames: Set<String> = []
         if let token = RequestBuilder.authorizationToken(of: connector) {
-            credentialHeaders.insert(token.header.name.lowercased())
+            let name = token.header.name.lowercased()
+            credentialHeaders.insert(name)
+            if adaptsOrRetries { connectorHeaderNames.insert(name) }
+        }
+        if adaptsOrRetries {
+            for header in connector.headers { connectorHeaderNames.insert(header.name.lowercased()) }
         }
         if !credentialHeaders.isEmpty {
             credentialHeaders = credentialHeaders.filter { !DebugDescription.isSensitive(name: $0) }
@@ -156,8 +165,8 @@ public final class Connect: Sendable {
             acceptableStatusCodes: connector.acceptableStatusCodes, isIdempotent: connector.isIdempotent,
             validators: connector.validators ?? configuration.validators,
             redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep,
-            credentialHeaders: credentialHeaders, jsonDecoder: connector.jsonDecoder ?? configuration.jsonDecoder,
-            directTransport: directTransport)
+            credentialHeaders: credentialHeaders, connectorHeaderNames: connectorHeaderNames,
+            jsonDecoder: connector.jsonDecoder ?? configuration.jsonDecoder, directTransport: directTransport)
     }
 
     /// Builds the `URLRequest` `connector` describes, with the connector's encoder or this

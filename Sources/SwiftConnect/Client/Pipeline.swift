@@ -21,6 +21,10 @@ struct Pipeline: Sendable {
     /// (``DebugDescription/isSensitive(name:credentialHeaders:)``): the connector's token header
     /// and the middleware's (``CredentialHeaderNaming``). Treated as `Authorization` is.
     var credentialHeaders: Set<String> = []
+    /// The names, lowercased, of the headers the connector sets itself — its token's, and those of
+    /// its `headers` — which a ``TokenAuthenticator`` leaves as they are (``ConnectorHeaders``).
+    /// Gathered only when the middleware has adapters or retriers.
+    var connectorHeaderNames: Set<String> = []
     /// The configuration's decoder, for validators and error handlers that decode
     /// (``ResponseValidator/basicResponse(_:decoder:validate:)``, ``DecodingErrorHandler``); `nil`
     /// for a plain one.
@@ -70,7 +74,10 @@ struct Pipeline: Sendable {
                 request: request, error: error, response: outcome.response, number: number,
                 isIdempotent: isIdempotent, earlierStatusCodes: statuses)
             statuses.append(outcome.response?.statusCode)
-            switch await middleware.retry(attempt) {
+            let decision = await ConnectorHeaders.$names.withValue(connectorHeaderNames) {
+                await middleware.retry(attempt)
+            }
+            switch decision {
             case .retry:
                 continue
             case .retryWithDelay(let delay):
@@ -105,7 +112,9 @@ struct Pipeline: Sendable {
     {
         var adapted: URLRequest
         do {
-            adapted = try await middleware.adapt(request)
+            adapted = try await ConnectorHeaders.$names.withValue(connectorHeaderNames) {
+                try await middleware.adapt(request)
+            }
         } catch {
             // An adapter's error passes through as it is: a `CancellationError` of its own is not
             // the request being cancelled, which `run` tells by its task (or future).
@@ -280,4 +289,12 @@ struct Pipeline: Sendable {
     static func seconds(since start: DispatchTime) -> TimeInterval {
         TimeInterval(DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000_000
     }
+}
+
+/// The headers the connector of the request being adapted or retried sets itself, for middleware
+/// that must not override them: a ``TokenAuthenticator`` sends a connector's own credentials as
+/// they are. Bound by ``Pipeline`` around its adapters and retriers.
+enum ConnectorHeaders {
+    /// Their names, lowercased; empty outside a pipeline's adapters and retriers.
+    @TaskLocal static var names: Set<String> = []
 }

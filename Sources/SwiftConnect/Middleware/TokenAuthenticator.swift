@@ -49,8 +49,8 @@ public protocol TokenRefresher: Sendable {
 ///
 /// Connectors whose calls must go without a token (the login itself) opt out with
 /// `var middleware: ConnectorMiddleware { .none }`; an `authorizationToken` of `nil` does not. A
-/// request that comes with the token's header already set — a connector's own
-/// `authorizationToken` — is sent with its own credentials (``adapt(_:)``).
+/// connector that sets the token's header itself — its own `authorizationToken` — is sent with
+/// its own credentials (``adapt(_:)``).
 public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     private let store: TokenStore
     private let header: @Sendable (AccessToken) -> HTTPHeader
@@ -139,14 +139,15 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
 
     /// Sets the token header, refreshing first if the token is missing or about to expire.
     ///
-    /// A request that comes with that header already — the connector's own `authorizationToken`
-    /// (a `.basic` login, say), the header in its `headers` — goes as it is: its credentials are
-    /// the connector's choice, and no refresh runs for it.
+    /// A request whose connector sets that header itself — its own `authorizationToken` (a
+    /// `.basic` login, say), or the header in its `headers` — goes as it is: its credentials are
+    /// the connector's choice, and no refresh runs for it. Headers from elsewhere (the
+    /// configuration's `defaultHeaders`, the session's, an adapter before this one) are replaced.
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidHeader(name:)``
     ///   for a token with CR, LF or another control character, which the header cannot carry.
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
-        if request.value(forHTTPHeaderField: headerName) != nil { return request }
+        if ConnectorHeaders.names.contains(headerName) { return request }
         let token = try await store.validToken(leeway: leeway)
         var request = request
         let header = header(token)
@@ -171,7 +172,7 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     public func retry(_ attempt: FailedAttempt) async -> RetryResult {
         let refreshRetries = attempt.earlierStatusCodes.filter { $0 == 401 }.count
         guard attempt.statusCode == 401, refreshRetries < retriesPerRequest, let response = attempt.response,
-            attempt.request.value(forHTTPHeaderField: headerName) == nil,
+            !ConnectorHeaders.names.contains(headerName),
             let rejected = response.request.value(forHTTPHeaderField: headerName)
         else {
             return .doNotRetry

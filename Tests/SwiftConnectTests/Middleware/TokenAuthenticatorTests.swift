@@ -415,6 +415,31 @@ struct TokenAuthenticatorTests {
         #expect(transport.requests.last.map(authorization) == "Bearer current")
     }
 
+    /// Only the connector's own headers win: the authenticator replaces the header when it comes
+    /// from the configuration's defaults or from an adapter before it, and refreshes on its `401`.
+    @Test func aHeaderFromDefaultsOrAnEarlierAdapterIsReplacedAndItsRejectionRefreshes() async throws {
+        let transport = server(accepting: "fresh")
+        let refresher = CountingRefresher { _ in AccessToken("fresh") }
+        let authenticator = TokenAuthenticator(token: AccessToken("stale"), refresher: refresher)
+        let withDefaults = Middleware.connect(transport: transport, middleware: authenticator) {
+            $0.defaultHeaders = [.authorization(bearerToken: "static")]
+        }
+        _ = try await withDefaults.request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer stale", "Bearer fresh"])
+        #expect(refresher.calls.value == 1)
+
+        let earlier = ClosureAdapter { request in
+            var request = request
+            request.setValue("ApiKey k", forHTTPHeaderField: "Authorization")
+            return request
+        }
+        let composed = ConnectMiddleware([ConnectMiddleware(adapters: [earlier]), authenticator])
+        _ = try await Middleware.connect(transport: transport, middleware: composed)
+            .request(Middleware.Call(method: .post)).value
+        #expect(transport.requests.last.map(authorization) == "Bearer fresh")
+        #expect(transport.requests.count == 3)
+    }
+
     @Test func aRequestWithItsOwnCustomHeaderIsLeftAloneByAnAuthenticatorOfThatHeader() async throws {
         let transport = RecordingTransport()
         let authenticator = TokenAuthenticator(
