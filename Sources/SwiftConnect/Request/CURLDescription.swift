@@ -93,12 +93,16 @@ enum DebugDescription {
     ///
     /// A text body longer than ``shownBodyLimit`` bytes (once redacted) is cut there, as a
     /// response body is, and a line after the command says so: the command then sends only that
-    /// much of it. `framed`: between two lines of `=`, as debug output logs it.
+    /// much of it. A `Content-Length` header is left out: curl sends its own for the body it
+    /// sends. `framed`: between two lines of `=`, as debug output logs it.
     static func curl(_ request: URLRequest, credentialHeaders: Set<String> = [], framed: Bool = true) -> String {
         var lines = ["$ curl -v"]
         lines.append("-X \(request.httpMethod ?? "GET")")
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
-        for (name, value) in headers {
+        // No `Content-Length`: curl counts the body it sends, which is not the request's when the
+        // body is cut or, for an upload, left out; a length of its own would make it wait for bytes
+        // that never come.
+        for (name, value) in headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
             let shown = isSensitive(name: name, credentialHeaders: credentialHeaders) ? redacted : value
             lines.append("-H \(quoted("\(name): \(shown)"))")
         }

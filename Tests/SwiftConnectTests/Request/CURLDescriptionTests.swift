@@ -75,6 +75,16 @@ struct CURLDescriptionTests {
         }
     }
 
+    @Test func aContentLengthHeaderIsLeftToCurl() throws {
+        let cut = try request(
+            "https://h.test/x", method: "POST", headers: ["content-length": "100000", "X-A": "1"],
+            body: Data(repeating: UInt8(ascii: "a"), count: 100_000))
+        let text = DebugDescription.curl(cut, framed: false)
+        #expect(!text.lowercased().contains("content-length"))
+        #expect(text.contains(#"-H "X-A: 1""#))
+        #expect(text.contains("# body cut"))
+    }
+
     @Test func requestWithoutBodyHasNoDataLine() throws {
         let get = try request("https://h.test/todos/1")
         let text = DebugDescription.curl(get)
