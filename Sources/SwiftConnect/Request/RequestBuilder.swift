@@ -400,45 +400,43 @@ enum RequestBuilder {
         return !(URL(string: absolute)?.host ?? "").isEmpty
     }
 
-    /// Whether `absolute`, a base URL's string, has what looks like an endpoint's `{slot}`: a `{`
-    /// and a `}` (or their escapes, `%7B` and `%7D`, as `URL(string:)` writes them) around a name
-    /// with no `/`, `?`, `#`, `&` or `=` in it. A base URL is not a template — nothing fills such
-    /// a slot, and it would go out as it is (`/%7Btenant%7D/users`) — so the build refuses it.
+    /// Whether `absolute`, a base URL's string, has what looks like an endpoint's `{slot}` in its
+    /// path: a `{` and a `}` (or their escapes, `%7B` and `%7D`, as `URL(string:)` writes them)
+    /// around a name such as `tenant` or `api_version` — letters, digits and `_`, not starting
+    /// with a digit. A base URL is not a template — nothing fills such a slot, and it would go out
+    /// as it is (`/%7Btenant%7D/users`) — so the build refuses it. Braces around anything else (a
+    /// GUID, `{6F9619FF-8B86-…}`), and braces in the user info, query or fragment, are left alone.
     static func hasSlot(_ absolute: String) -> Bool {
         absolute.withUTF8Bytes { bytes in
+            // The path runs from the first `/` after `scheme://` to the first `?` or `#`.
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count,
+                let pathStart = bytes[(colon + 3)...].firstIndex(of: UInt8(ascii: "/"))
+            else { return false }
+            let path = bytes[pathStart...].prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
             /// The length of the brace at `index` (1, or 3 for an escape), or 0 if there is none.
             func brace(at index: Int, open: Bool) -> Int {
-                let raw = UInt8(ascii: open ? "{" : "}")
-                if bytes[index] == raw { return 1 }
-                guard bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "7")
+                if path[index] == UInt8(ascii: open ? "{" : "}") { return 1 }
+                guard path[index] == UInt8(ascii: "%"), index + 2 < path.endIndex,
+                    path[index + 1] == UInt8(ascii: "7"), path[index + 2] | 0x20 == UInt8(ascii: open ? "b" : "d")
                 else { return 0 }
-                let letter = bytes[index + 2] | 0x20
-                return letter == UInt8(ascii: open ? "b" : "d") ? 3 : 0
+                return 3
             }
-            var index = 0
-            var nameStart: Int? = nil
-            while index < bytes.count {
-                if let start = nameStart {
-                    let closing = brace(at: index, open: false)
-                    if closing > 0 {
-                        if index > start { return true }
-                        nameStart = nil
-                        index += closing
-                        continue
-                    }
-                    switch bytes[index] {
-                    case UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"), UInt8(ascii: "&"), UInt8(ascii: "="):
-                        nameStart = nil
-                    default: break
-                    }
-                }
+            func isNameByte(_ byte: UInt8, first: Bool) -> Bool {
+                let letter = byte | 0x20
+                return (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(letter) || byte == UInt8(ascii: "_")
+                    || (!first && (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte))
+            }
+            var index = path.startIndex
+            while index < path.endIndex {
                 let opening = brace(at: index, open: true)
-                if opening > 0 {
-                    nameStart = index + opening
-                    index += opening
-                } else {
+                guard opening > 0 else {
                     index += 1
+                    continue
                 }
+                var end = index + opening
+                while end < path.endIndex, isNameByte(path[end], first: end == index + opening) { end += 1 }
+                if end > index + opening, end < path.endIndex, brace(at: end, open: false) > 0 { return true }
+                index += opening
             }
             return false
         }
