@@ -18,7 +18,8 @@ import Foundation
 /// ```
 public struct Response: @unchecked Sendable {
     // @unchecked Sendable: HTTPURLResponse is an immutable Foundation class that FoundationNetworking
-    // does not mark Sendable; Response never mutates it and exposes it read-only.
+    // does not mark Sendable; Response never mutates it and exposes it read-only. The decoder is a
+    // JSONDecoder, which Foundation declares Sendable, shared as the configuration shares it.
 
     /// The request as it was sent (after middleware), for the final hop of any redirects.
     public let request: URLRequest
@@ -26,18 +27,17 @@ public struct Response: @unchecked Sendable {
     public let httpResponse: HTTPURLResponse
     /// The body; empty when the server sent none (a `204`, a `HEAD`).
     public let data: Data
-    /// The decoder ``decoded(toType:keyPath:decoder:)`` uses when given none: the connector's
-    /// `jsonDecoder`, else the configuration's, for a response `Connect` received; `nil` (a plain
-    /// `JSONDecoder()`) for one made by hand.
-    let decoder: JSONDecoder?
+    /// The decoder ``decoded(toType:keyPath:decoder:)`` uses when given none: for a response
+    /// `Connect` received, the connector's `jsonDecoder`, else the configuration's; `nil` (a plain
+    /// `JSONDecoder()`) for one made without a decoder.
+    public let decoder: JSONDecoder?
 
-    /// Creates a response, e.g. for an ``ErrorHandlerProtocol`` test. It decodes with a plain
-    /// `JSONDecoder()` unless ``decoded(toType:keyPath:decoder:)`` is given one.
-    public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data) {
-        self.init(request: request, httpResponse: httpResponse, data: data, decoder: nil)
-    }
-
-    init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, decoder: JSONDecoder?) {
+    /// Creates a response, e.g. for an ``ErrorHandlerProtocol`` test, or one rebuilt from another
+    /// (pass its ``decoder`` to keep decoding as it did).
+    ///
+    /// - Parameter decoder: What ``decoded(toType:keyPath:decoder:)`` decodes with when given no
+    ///   decoder; `nil` (the default) for a plain `JSONDecoder()`.
+    public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, decoder: JSONDecoder? = nil) {
         self.request = request
         self.httpResponse = httpResponse
         self.data = data

@@ -143,6 +143,12 @@ struct ConnectorCodersTests {
         #expect(throws: ConnectError.self) { try byHand.decoded(toType: Reply.self) }
         #expect(throws: ConnectError.self) { try ResponseValidator.basicResponse(Reply.self).validate(byHand) }
         #expect(try byHand.decoded(toType: Reply.self, decoder: Self.snakeDecoder) == Reply(firstName: "Ada"))
+        // Rebuilt with the received one's decoder, it decodes as that one does.
+        let rebuilt = Response(
+            request: response.request, httpResponse: response.httpResponse, data: response.data,
+            decoder: response.decoder)
+        #expect(rebuilt.decoder === Self.snakeDecoder)
+        #expect(try rebuilt.decoded(toType: Reply.self) == Reply(firstName: "Ada"))
     }
 
     @Test func aResponseAnErrorHandlerIsGivenDecodesWithItsRequestsDecoder() async throws {
