@@ -109,6 +109,12 @@ public struct StubTransport: Transport {
         sent.withLock { $0 }
     }
 
+    /// Forgets the requests recorded so far (for every copy of the transport): between the steps of
+    /// a test, or to keep a long-running stub from holding every body it was sent.
+    public func removeAllRequests() {
+        sent.withLock { $0.removeAll() }
+    }
+
     /// Answers `request` with the closure's reply.
     public func send(_ request: URLRequest) async throws -> (Data, HTTPURLResponse) {
         try Task.checkCancellation()

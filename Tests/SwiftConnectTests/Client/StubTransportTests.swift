@@ -143,5 +143,10 @@ struct StubTransportTests {
         #expect(transport.requests.isEmpty)
         _ = try await transport.send(request)
         #expect(transport.requests.map(\.url) == [request.url])
+        let copy = transport
+        copy.removeAllRequests()
+        #expect(transport.requests.isEmpty)
+        _ = try await transport.send(request)
+        #expect(copy.requests.count == 1)
     }
 }
