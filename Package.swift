@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 import PackageDescription
 
 let package = Package(
@@ -15,6 +15,13 @@ let package = Package(
             name: "UsageDocumentTests",
             dependencies: ["SwiftConnect"],
             swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        // Code as an app target whose default isolation is the main actor (Xcode 26's new
+        // projects) writes it: connectors without annotations, used off the main actor.
+        .testTarget(
+            name: "MainActorDefaultTests",
+            dependencies: ["SwiftConnect"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -543,7 +543,7 @@ struct CollectingLogger: ConnectLogger {
 }
 
 /// Counts the requests in flight, for a network activity indicator.
-final class ActivityCounter: @unchecked Sendable {
+nonisolated final class ActivityCounter: @unchecked Sendable {
     private let lock = NSLock()
     private var running = 0
 
@@ -597,4 +597,9 @@ func stayOnOurHostStopsAtAnotherHost() async -> Bool {
     let decision = await stayOnOurHost(redirect)
     if case .stop = decision { return true }
     return false
+}
+
+nonisolated struct Profile: Codable, Sendable {
+    let id: Int
+    let name: String
 }

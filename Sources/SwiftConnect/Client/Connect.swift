@@ -260,7 +260,7 @@ public final class Connect: Sendable {
         var running = pipeline
         running.future = future
         let pipeline = running
-        let run: @Sendable () async -> Void = {
+        let run: @isolated(any) @Sendable () async -> Void = {
             let result = await pipeline.run(request)
             if let progress = pipeline.uploadProgress {
                 progress.finish(succeeded: (try? result.get()) != nil)

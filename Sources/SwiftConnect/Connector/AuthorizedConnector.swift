@@ -8,7 +8,10 @@
 ///     var authorizationToken: AuthorizationToken? { .bearer(token: Session.token) }
 /// }
 /// ```
-public protocol AuthorizedConnector {
+///
+/// It refines `SendableMetatype`, as ``Connector`` does, so that a type conforming in a module
+/// whose default isolation is the main actor stays nonisolated.
+public protocol AuthorizedConnector: SendableMetatype {
     /// The credentials to send, or `nil` for an unauthenticated call.
     var authorizationToken: AuthorizationToken? { get }
 }

@@ -41,7 +41,12 @@ import Foundation
 /// Building the request is strict: a slot without a value, a path value without a slot, a header
 /// with CR or LF, a non-http(s) base URL or a body that cannot be encoded fail the request with
 /// ``ConnectError/invalidRequest(_:)``, and nothing is sent.
-public protocol Connector {
+///
+/// A connector's requests are built on whatever thread sends them — an actor's, a task's, a
+/// `flatMap` step's — so the protocol refines `SendableMetatype`: in a module whose default
+/// isolation is the main actor, a connector type declared without annotations stays nonisolated
+/// and works from all of them.
+public protocol Connector: SendableMetatype {
     /// The service's base URL, which may include a base path such as `/api/v1`.
     var baseURL: URL { get }
     /// The path template appended to the base URL, with `{name}` slots for path parameters.

@@ -13,7 +13,10 @@ import Foundation
 ///     }
 /// }
 /// ```
-public protocol ParametersRepresentable {
+///
+/// It refines `SendableMetatype`, as ``Connector`` does, so that a type conforming in a module
+/// whose default isolation is the main actor stays nonisolated.
+public protocol ParametersRepresentable: SendableMetatype {
     /// Adds this value's contribution to `parameters`.
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` (from `RequestParameters`' methods) or any
