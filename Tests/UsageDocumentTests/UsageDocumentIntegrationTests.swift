@@ -208,6 +208,39 @@ final class Recorded<Value: Sendable>: @unchecked Sendable {
     #expect(activity.inFlight == 0)
 }
 
+/// Usage.md's `TodoDetailModel`: a second `show` cancels the first load, whose request ends
+/// cancelled, and shows the second todo with no failure.
+@MainActor
+@Test func aViewModelCancelsTheLoadANewerOneReplaces() async throws {
+    let first = AsyncStream<Void>.makeStream()
+    let started = AsyncStream<Void>.makeStream()
+    let firstCancelled = Recorded<Bool>()
+    let transport = StubTransport { request in
+        if request.url?.path == "/todos/1" {
+            started.continuation.yield()
+            for await _ in first.stream {}  // held until its request is cancelled
+            firstCancelled.add(Task.isCancelled)
+        }
+        let id = request.url?.lastPathComponent ?? "0"
+        return StubTransport.Reply(
+            statusCode: 200, body: Data(#"{"userId":1,"id":\#(id),"title":"t\#(id)","completed":false}"#.utf8))
+    }
+    let connect = Connect(transport: transport)
+    let model = TodoDetailModel()
+    model.show(id: 1, connect: connect)
+    for await _ in started.stream { break }
+    model.show(id: 2, connect: connect)
+    for _ in 0..<200 where model.todo == nil || firstCancelled.all.isEmpty {
+        try await Task.sleep(nanoseconds: 10_000_000)
+    }
+    first.continuation.finish()
+    try await Task.sleep(nanoseconds: 50_000_000)  // not an assertion: room for a late first load
+    #expect(firstCancelled.all == [true], "the first load's request was cancelled with its task")
+    #expect(model.todo?.id == 2)
+    #expect(model.failure == nil)
+    #expect(transport.requests.map(\.url?.path) == ["/todos/1", "/todos/2"])
+}
+
 /// Usage.md's `describeTodoRequest`: the command, without a request sent.
 @Test func aConnectorsRequestIsDescribedAsACurlCommand() throws {
     let transport = StubTransport { _ in

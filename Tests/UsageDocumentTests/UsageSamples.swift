@@ -223,6 +223,28 @@ func loadTodo() async throws -> Todo {
     try await Connect.default.request(TodoConnector.get(id: 1)).decoded(toType: Todo.self).value
 }
 
+@MainActor
+final class TodoDetailModel {
+    private(set) var todo: Todo?
+    private(set) var failure: String?
+    private var loading: Task<Void, Never>?
+
+    /// Shows todo `id`; a load still running for the one shown before is cancelled, request and all.
+    func show(id: Int, connect: Connect) {
+        loading?.cancel()
+        loading = Task {
+            do {
+                todo = try await connect.request(TodoConnector.get(id: id)).decoded(toType: Todo.self).value
+                failure = nil
+            } catch let error as ConnectError where error.isCancellation {
+                // Replaced by a newer load: leave the screen to it.
+            } catch {
+                failure = error.localizedDescription
+            }
+        }
+    }
+}
+
 func delayedAnswer() -> SwiftConnect.Future<Int> {
     let promise = Promise<Int>(callbackQueue: .global())
     DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) {
