@@ -133,10 +133,7 @@ public final class Connect: Sendable {
         // casts: a cast to the protocol costs a conformance lookup on every request.)
         var credentialHeaders: Set<String> = []
         var directTransport: URLSessionTransport? = nil
-        // Whether adapters or retriers run, which may need to know the connector's own headers.
-        var adaptsOrRetries = true
         if let composed = middleware as? ConnectMiddleware {
-            adaptsOrRetries = !composed.adapters.isEmpty || !composed.retriers.isEmpty
             if !composed.adapters.isEmpty {
                 credentialHeaders = composed.credentialHeaderNames
             } else if composed.retriers.isEmpty, composed.interceptors.isEmpty {
@@ -145,14 +142,19 @@ public final class Connect: Sendable {
         } else if let authenticator = middleware as? TokenAuthenticator {
             credentialHeaders = authenticator.credentialHeaderNames
         }
+        // The headers a token authenticator sets (only it names any) that the connector sets
+        // itself, which the authenticator then leaves alone.
+        let authenticatorHeaders = credentialHeaders
         var connectorHeaderNames: Set<String> = []
         if let token = RequestBuilder.authorizationToken(of: connector) {
             let name = token.header.name.lowercased()
             credentialHeaders.insert(name)
-            if adaptsOrRetries { connectorHeaderNames.insert(name) }
+            if authenticatorHeaders.contains(name) { connectorHeaderNames.insert(name) }
         }
-        if adaptsOrRetries {
-            for header in connector.headers { connectorHeaderNames.insert(header.name.lowercased()) }
+        if !authenticatorHeaders.isEmpty {
+            for header in connector.headers where authenticatorHeaders.contains(header.name.lowercased()) {
+                connectorHeaderNames.insert(header.name.lowercased())
+            }
         }
         if !credentialHeaders.isEmpty {
             credentialHeaders = credentialHeaders.filter { !DebugDescription.isSensitive(name: $0) }

@@ -21,9 +21,9 @@ struct Pipeline: Sendable {
     /// (``DebugDescription/isSensitive(name:credentialHeaders:)``): the connector's token header
     /// and the middleware's (``CredentialHeaderNaming``). Treated as `Authorization` is.
     var credentialHeaders: Set<String> = []
-    /// The names, lowercased, of the headers the connector sets itself — its token's, and those of
-    /// its `headers` — which a ``TokenAuthenticator`` leaves as they are (``ConnectorHeaders``).
-    /// Gathered only when the middleware has adapters or retriers.
+    /// The names, lowercased, of the headers a ``TokenAuthenticator`` among the adapters sets that
+    /// the connector sets itself — with its token, or in its `headers` — which the authenticator
+    /// then leaves as they are (``ConnectorHeaders``).
     var connectorHeaderNames: Set<String> = []
     /// The configuration's decoder, for validators and error handlers that decode
     /// (``ResponseValidator/basicResponse(_:decoder:validate:)``, ``DecodingErrorHandler``); `nil`

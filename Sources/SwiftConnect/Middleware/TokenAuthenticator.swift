@@ -142,7 +142,9 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     /// A request whose connector sets that header itself — its own `authorizationToken` (a
     /// `.basic` login, say), or the header in its `headers` — goes as it is: its credentials are
     /// the connector's choice, and no refresh runs for it. Headers from elsewhere (the
-    /// configuration's `defaultHeaders`, the session's, an adapter before this one) are replaced.
+    /// configuration's `defaultHeaders`, the session's, the connector's parameters, an adapter
+    /// before this one) are replaced. Called outside a `Connect` (directly, in a test), it sets the
+    /// header whatever the request carries.
     ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidHeader(name:)``
     ///   for a token with CR, LF or another control character, which the header cannot carry.

@@ -408,11 +408,13 @@ enum RequestBuilder {
     /// GUID, `{6F9619FF-8B86-…}`), and braces in the user info, query or fragment, are left alone.
     static func hasSlot(_ absolute: String) -> Bool {
         absolute.withUTF8Bytes { bytes in
-            // The path runs from the first `/` after `scheme://` to the first `?` or `#`.
-            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count,
-                let pathStart = bytes[(colon + 3)...].firstIndex(of: UInt8(ascii: "/"))
-            else { return false }
-            let path = bytes[pathStart...].prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+            // The path runs from the first `/` after `scheme://` to the first `?` or `#`; a URL
+            // whose query or fragment comes first has none.
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count else { return false }
+            let afterScheme = bytes[(colon + 3)...]
+            let end = afterScheme.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+            guard let pathStart = bytes[(colon + 3)..<end].firstIndex(of: UInt8(ascii: "/")) else { return false }
+            let path = bytes[pathStart..<end]
             /// The length of the brace at `index` (1, or 3 for an escape), or 0 if there is none.
             func brace(at index: Int, open: Bool) -> Int {
                 if path[index] == UInt8(ascii: open ? "{" : "}") { return 1 }

@@ -202,7 +202,7 @@ struct RequestBuilderTests {
         "https://h.test/api?q=%7Ba=1%7D", "https://h.test/a%7Bb?c%7D", "https://h.test/%7Gx%7D", "https://h.test/%7",
         "https://h.test/tenants/%7B6F9619FF-8B86-D011-B42D-00C04FC964FF%7D/api", "https://h.test/%7B1abc%7D",
         "https://user:p%7Bx%7D@h.test/api", "https://h.test/api?filter=%7Bkey%7D", "https://h.test/api#%7Bx%7D",
-        "https://h.test/a%20%7Bb%20c%7D", "https://h.test",
+        "https://h.test/a%20%7Bb%20c%7D", "https://h.test", "https://h.test?next=/%7Bx%7D", "https://h.test#/%7Bx%7D",
     ])
     func aBaseURLWithBracesThatAreNoSlotIsKept(base: String) throws {
         let url = try #require(URL(string: base))
