@@ -438,6 +438,16 @@ struct TokenAuthenticatorTests {
             .request(Middleware.Call(method: .post)).value
         #expect(transport.requests.last.map(authorization) == "Bearer fresh")
         #expect(transport.requests.count == 3)
+
+        // A header the connector's parameters add is not the connector's own credential either.
+        struct AddsAuthorization: ParametersRepresentable {
+            func apply(to parameters: inout RequestParameters) throws {
+                parameters.appendHeader(.authorization("Token from-parameters"))
+            }
+        }
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call(parameters: AddsAuthorization())).value
+        #expect(transport.requests.last.map(authorization) == "Bearer fresh")
     }
 
     @Test func aRequestWithItsOwnCustomHeaderIsLeftAloneByAnAuthenticatorOfThatHeader() async throws {
