@@ -35,8 +35,12 @@ public struct Response: @unchecked Sendable {
     /// Creates a response, e.g. for an ``ErrorHandlerProtocol`` test, or one rebuilt from another
     /// (pass its ``decoder`` to keep decoding as it did).
     ///
-    /// - Parameter decoder: What ``decoded(toType:keyPath:decoder:)`` decodes with when given no
-    ///   decoder; `nil` (the default) for a plain `JSONDecoder()`.
+    /// - Parameters:
+    ///   - request: The request as it was sent.
+    ///   - httpResponse: The response to it.
+    ///   - data: The body; empty for none.
+    ///   - decoder: What ``decoded(toType:keyPath:decoder:)`` decodes with when given no
+    ///     decoder; `nil` (the default) for a plain `JSONDecoder()`.
     public init(request: URLRequest, httpResponse: HTTPURLResponse, data: Data, decoder: JSONDecoder? = nil) {
         self.request = request
         self.httpResponse = httpResponse
@@ -61,7 +65,7 @@ public struct Response: @unchecked Sendable {
     ///
     /// Without a `decoder`, a response `Connect` received decodes with the decoder its request
     /// would have used: the connector's `jsonDecoder`, else the configuration's. One made with
-    /// ``init(request:httpResponse:data:)`` uses a plain `JSONDecoder()`.
+    /// ``init(request:httpResponse:data:decoder:)`` and no decoder uses a plain `JSONDecoder()`.
     ///
     /// - Throws: ``ConnectError/decoding(_:)``.
     public func decoded<T: Decodable>(toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil)
