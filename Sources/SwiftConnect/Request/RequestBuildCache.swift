@@ -123,7 +123,8 @@ struct RequestBuildCache: Sendable {
     }
 
     /// The layout of `base`, a base URL's string, if ``RequestBuilder/hasHTTPSchemeAndHost(_:)``
-    /// and it has no `{slot}` (``RequestBuilder/hasSlot(_:)``), else `nil`; answered from memory when `base` is the string found valid last.
+    /// and it has no `{slot}` (``RequestBuilder/hasSlot(_:)``), else `nil`; answered from memory
+    /// when `base` is the string found valid last.
     func validBaseLayout(_ base: String) -> RequestBuilder.BaseURLLayout? {
         if let remembered = state.withLock({ $0.layout(of: base) }) { return remembered }
         guard RequestBuilder.hasHTTPSchemeAndHost(base), !RequestBuilder.hasSlot(base) else { return nil }
