@@ -152,8 +152,9 @@ public final class Connect: Sendable {
             if authenticatorHeaders.contains(name) { connectorHeaderNames.insert(name) }
         }
         if !authenticatorHeaders.isEmpty {
-            for header in connector.headers where authenticatorHeaders.contains(header.name.lowercased()) {
-                connectorHeaderNames.insert(header.name.lowercased())
+            for header in connector.headers {
+                let name = header.name.lowercased()
+                if authenticatorHeaders.contains(name) { connectorHeaderNames.insert(name) }
             }
         }
         if !credentialHeaders.isEmpty {
