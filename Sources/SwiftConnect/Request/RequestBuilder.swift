@@ -412,9 +412,9 @@ enum RequestBuilder {
             // whose query or fragment comes first has none.
             guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count else { return false }
             let afterScheme = bytes[(colon + 3)...]
-            let end = afterScheme.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
-            guard let pathStart = bytes[(colon + 3)..<end].firstIndex(of: UInt8(ascii: "/")) else { return false }
-            let path = bytes[pathStart..<end]
+            let beforeQuery = afterScheme.prefix { $0 != UInt8(ascii: "?") && $0 != UInt8(ascii: "#") }
+            guard let pathStart = beforeQuery.firstIndex(of: UInt8(ascii: "/")) else { return false }
+            let path = beforeQuery[pathStart...]
             /// The length of the brace at `index` (1, or 3 for an escape), or 0 if there is none.
             func brace(at index: Int, open: Bool) -> Int {
                 if path[index] == UInt8(ascii: open ? "{" : "}") { return 1 }
