@@ -238,7 +238,7 @@ struct ConnectDeliveryTests {
     }
 }
 
-@Suite("Connect: cancellation", .timeLimit(.minutes(1)))
+@Suite("Connect: cancellation", timeLimit(minutes: 1))
 struct ConnectCancellationTests {
     /// A transport that signals `started`, then waits for `release` (cancellably) and records
     /// whether its wait was cancelled.
@@ -401,7 +401,7 @@ struct ConnectCancellationTests {
     }
 }
 
-@Suite("Connect: lifetime", .timeLimit(.minutes(1)))
+@Suite("Connect: lifetime", timeLimit(minutes: 1))
 struct ConnectLifetimeTests {
     @Test func futureCompletesAfterTheConnectIsReleased() async throws {
         let started = Fixtures.Gate()
@@ -455,7 +455,7 @@ private func released(_ isReleased: () -> Bool) async throws -> Bool {
     return isReleased()
 }
 
-@Suite("Connect: in-flight registry", .timeLimit(.minutes(1)))
+@Suite("Connect: in-flight registry", timeLimit(minutes: 1))
 struct ConnectRegistryTests {
     /// `cancelAllRequests()` needs each future only while its request is in flight: the client
     /// holds none of a completed request's, whether `request` or `response` made it.

@@ -60,7 +60,7 @@ struct FutureStressTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func racingCompletersAndObserversAgreeOnExactlyOneResultPerFuture() async {
         let futureCount = 1_000
         let completers = 8
@@ -107,7 +107,7 @@ struct FutureStressTests {
         #expect(wrong.isEmpty, "\(wrong.count) futures broke the contract, first: \(wrong.prefix(3))")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func racingObserversOnACallbackQueueEachRunOnceWithTheWinningResult() async {
         let futureCount = 1_000
         let racers = 8
@@ -182,7 +182,7 @@ struct FutureStressTests {
     /// A recursive polling chain: each step a promise completed on a queue, then `flatMap` to the
     /// next step. A link from every outer future to its inner one made a list as long as the
     /// chain, which freeing it walked recursively, past the end of the stack (50,000 steps).
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func aDeepRecursiveFlatMapChainIsFreedWithoutRecursion() async throws {
         let queue = DispatchQueue(label: "stress.deep")
         @Sendable func step(_ left: Int) -> SwiftConnect.Future<Int> {
@@ -218,7 +218,7 @@ struct FutureStressTests {
     /// `flatMap` on `Future(value:)`, a cached page for each of 20,000 pages — ran each step in a
     /// drain nested in the one before, a few kilobytes of stack a step: it crashed the process
     /// past about 2,000 steps on an 8 MiB stack. It now runs in a loop, 16 drains deep at most.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func recursiveFlatMapOverCompletedFuturesRunsInALoop() async {
         @Sendable func step(_ left: Int) -> SwiftConnect.Future<Int> {
             SwiftConnect.Future(value: left).flatMap { value in
@@ -231,7 +231,7 @@ struct FutureStressTests {
 
     /// The same with promises completed from their own observers, which ran each observer in a
     /// drain nested in the one before.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func promisesCompletedFromTheirObserversRecursivelyRunInALoop() async {
         let steps = Counter()
         @Sendable func countDown(from left: Int, done: Promise<Int>) {
@@ -272,7 +272,7 @@ struct FutureStressTests {
         #expect(seen.values == ["registered", "after observe", "completed", "after succeed"])
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func concurrentCancelsRunTheCancelActionExactlyOnce() async {
         let start = DispatchTime.now().uptimeNanoseconds
         for round in 0..<Self.cancelRounds {
@@ -297,7 +297,7 @@ struct FutureStressTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func cancelActionRunsOnlyWhenCancelWinsTheRace() async {
         let start = DispatchTime.now().uptimeNanoseconds
         for round in 0..<Self.cancelRounds {
@@ -333,7 +333,7 @@ struct FutureStressTests {
     /// order while another thread completes the chain: one registered just after the derived
     /// future completes must not reach the queue before the earlier ones, which the completing
     /// thread is still handing over.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func observersRegisteredWhileADerivedFutureCompletesKeepTheirOrder() async {
         let queue = DispatchQueue(label: "stress.observers")
         let perFuture = 8
@@ -362,7 +362,7 @@ struct FutureStressTests {
 
     /// The same with no callback queue: the completing thread runs the observers registered
     /// before completion while another thread registers more, which must wait behind them.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func observersRegisteredWhileAFutureWithNoQueueCompletesKeepTheirOrder() async {
         let perFuture = 8
         let start = DispatchTime.now().uptimeNanoseconds
@@ -391,7 +391,7 @@ struct FutureStressTests {
 
     /// The same for a future cancelled from a block on its own serial queue (an observer of
     /// another future there cancels it) while another thread registers observers on it.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func observersRegisteredWhileAFutureIsCancelledFromItsQueueKeepTheirOrder() async {
         let perFuture = 8
         let start = DispatchTime.now().uptimeNanoseconds
@@ -426,7 +426,7 @@ struct FutureStressTests {
     /// queue and cancels the inner future, whose step then tries to pass its result through. That
     /// step wrote the flatMap's `responseSource` whether or not it completed it, while a mapError
     /// on the queue read it: a data race ThreadSanitizer reports. Run under `--sanitize=thread`.
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func cancellingAFlatMapWhileItsInnerFutureIsPendingDoesNotRaceItsObservers() async {
         let count = 2_000
         let queue = DispatchQueue(label: "stress.flatmap-cancel")

@@ -10,7 +10,7 @@ import Testing
 /// usage document, Usage.md, README.md and the design's contracts), against httpbin on loopback.
 /// Each test uses the documented call shapes and checks what the server received or what the
 /// caller observes.
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 1))
 struct AcceptanceTests {
 
     // MARK: Fixtures

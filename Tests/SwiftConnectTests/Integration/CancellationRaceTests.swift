@@ -21,7 +21,7 @@ private let raceIterations = ProcessInfo.processInfo.environment["SWIFTCONNECT_R
 /// wait, are covered deterministically by `SessionTaskSlot`'s tests.
 @Suite(
     .enabled(if: HTTPBin.isAvailable && raceIterations > 0, "set SWIFTCONNECT_RACE_ITERATIONS"),
-    .timeLimit(.minutes(10)))
+    timeLimit(minutes: 10))
 struct CancellationRaceTests {
     struct Call: Connector {
         var baseURL: URL { HTTPBin.baseURL }
@@ -110,7 +110,7 @@ struct CancellationRaceTests {
 /// task is cancelled between its redirect callback and the answer to it ("Received callback for
 /// HTTP redirection, but we're not waiting for it"), which plain URLSession code hits within a few
 /// tries. Run in CI, unlike the hunt above: the redirect window is wide, and each try is short.
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(3)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 3))
 struct RedirectCancellationTests {
     struct Hop: Connector {
         var baseURL: URL { HTTPBin.baseURL }

@@ -10,7 +10,7 @@ import Testing
 
 /// Requests a client without middleware sends without a Swift task (``DirectExchange``): the
 /// pipeline's steps run in URLSession's callback, and what must not run there leaves it.
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 1))
 struct DirectExchangeTests {
     struct Call: Connector {
         var baseURL: URL = HTTPBin.baseURL

@@ -7,7 +7,7 @@ import Testing
 #endif
 
 /// Requests sent to a real HTTP server (httpbin) and checked from its side of the wire.
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 1))
 struct HTTPBinIntegrationTests {
     let connect = HTTPBin.connect()
 

@@ -9,7 +9,7 @@ import Testing
 /// Uploads sent over URLSession to the local test server and checked from its side of the wire by
 /// werkzeug: httpbin's `/post`, plus `/multipart` (every part with its name, file name and type)
 /// and `/sink` (size and framing of bodies of any size) from scripts/swiftconnect_testserver.py.
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 1))
 struct HTTPBinUploadTests {
     let connect = HTTPBin.connect { $0.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase }
 
@@ -55,7 +55,7 @@ struct HTTPBinUploadTests {
         let headers: [String: String]
     }
 
-    static let binary = Data((0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 151 &+ 3) })
+    static let binary = Data((0..<4096).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 151 &+ 3) })
 
     // MARK: werkzeug sees every part
 
@@ -309,8 +309,8 @@ struct HTTPBinUploadTests {
             let url: URL
             func adapt(_ request: URLRequest) async throws -> URLRequest {
                 let handle = try FileHandle(forWritingTo: url)
-                try handle.seekToEnd()
-                try handle.write(contentsOf: Data("more".utf8))
+                _ = handle.seekToEndOfFile()
+                handle.write(Data("more".utf8))
                 try handle.close()
                 return request
             }

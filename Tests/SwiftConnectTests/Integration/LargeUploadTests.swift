@@ -12,7 +12,7 @@ import Testing
     .enabled(
         if: ProcessInfo.processInfo.environment["SWIFTCONNECT_LARGE_UPLOAD_TESTS"] == "1",
         "set SWIFTCONNECT_LARGE_UPLOAD_TESTS=1 to upload 1 GiB"),
-    .timeLimit(.minutes(5)))
+    timeLimit(minutes: 5))
 struct LargeUploadTests {
     struct Sink: Decodable, Sendable {
         let bytes: Int64

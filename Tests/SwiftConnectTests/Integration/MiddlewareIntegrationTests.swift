@@ -8,7 +8,7 @@ import Testing
 
 /// Middleware, redirect policies and retries against a real HTTP server (httpbin), checked from
 /// its side of the wire.
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 1))
 struct MiddlewareIntegrationTests {
     struct Call: Connector, AuthorizedConnector {
         var baseURL: URL = HTTPBin.baseURL

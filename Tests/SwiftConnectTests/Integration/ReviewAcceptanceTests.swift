@@ -8,7 +8,7 @@ import Testing
 
 /// A reviewer's black-box acceptance tests: edge cases of what the seed, DESIGN.md's contracts and
 /// Usage.md promise, against httpbin on loopback (public API only).
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 1))
 struct ReviewAcceptanceTests {
 
     /// A connector for one-off calls, every requirement settable.

@@ -9,7 +9,7 @@ import Testing
 /// Black-box acceptance tests of the capabilities taken from the four other reference documents
 /// (Backchat, Decree, RestBird, Endpoints), written from Usage.md, README.md, the design's
 /// contracts and the public API documentation only, against httpbin on loopback.
-@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), .timeLimit(.minutes(1)))
+@Suite(.enabled(if: HTTPBin.isAvailable, HTTPBin.skipReason), timeLimit(minutes: 1))
 struct SeedCapabilityTests {
 
     // MARK: Fixtures

@@ -75,7 +75,7 @@ private struct Scenario: Sendable, CustomStringConvertible {
 /// recognises as "this request is now in its backoff".
 private let backoffMarker: TimeInterval = 100_000
 
-@Suite("Middleware: every future completes exactly once", .timeLimit(.minutes(2)))
+@Suite("Middleware: every future completes exactly once", timeLimit(minutes: 2))
 struct MiddlewareExactlyOnceTests {
     @Test(arguments: [0x5EED_0001, 0x5EED_0002, 0x5EED_0003] as [UInt64])
     func everyFutureCompletesExactlyOnceThroughAdapterFailureRetryRefreshAndCancellation(seed: UInt64) async throws {

@@ -41,7 +41,7 @@ private func configured(
 
 // MARK: - Policies
 
-@Suite("RedirectPolicy", .timeLimit(.minutes(1)))
+@Suite("RedirectPolicy", timeLimit(minutes: 1))
 struct RedirectPolicyTests {
     @Test func doNotFollowHandsTheRedirectToTheErrorHandler() async throws {
         let transport = hops()
@@ -373,7 +373,7 @@ struct RedirectPolicyTests {
 
 // MARK: - RetryResult.redirect(to:)
 
-@Suite("RetryResult.redirect(to:)", .timeLimit(.minutes(1)))
+@Suite("RetryResult.redirect(to:)", timeLimit(minutes: 1))
 struct RetrierRedirectTests {
     /// `api.test` answers 503 (or `status`); any other host answers `{"mirror":true}`.
     private func primaryDown(status: Int = 503) -> RecordingTransport {

@@ -56,7 +56,7 @@ private func chain(_ request: URLRequest?) -> String? {
 
 // MARK: - Interceptors
 
-@Suite("ResponseInterceptor", .timeLimit(.minutes(1)))
+@Suite("ResponseInterceptor", timeLimit(minutes: 1))
 struct ResponseInterceptorTests {
     @Test func interceptorMapsAnErrorBodyToTheUsersError() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"error":{"code":"E_QUOTA"}}"#, status: 429) }
@@ -188,7 +188,7 @@ struct ResponseInterceptorTests {
 
 // MARK: - Composition
 
-@Suite("ConnectMiddleware composition and ConnectorMiddleware", .timeLimit(.minutes(1)))
+@Suite("ConnectMiddleware composition and ConnectorMiddleware", timeLimit(minutes: 1))
 struct MiddlewareCompositionTests {
     @Test func composedMiddlewaresAdaptInterceptAndRetryInTheOrderGiven() async throws {
         let log = Fixtures.Recorder<String>()

@@ -196,7 +196,7 @@ struct RetryPolicyDecisionTests {
 
 // MARK: - End to end through Connect
 
-@Suite("RetryPolicy: through Connect", .timeLimit(.minutes(1)))
+@Suite("RetryPolicy: through Connect", timeLimit(minutes: 1))
 struct RetryPolicyPipelineTests {
     private func connect(
         _ transport: RecordingTransport, policy: RetryPolicy, sleep: Middleware.RecordingSleep,

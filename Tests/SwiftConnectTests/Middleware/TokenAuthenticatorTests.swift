@@ -173,7 +173,7 @@ struct TokenAuthenticatorClosureTests {
 
 // MARK: - Concurrent 401s
 
-@Suite("TokenAuthenticator: concurrent refresh", .timeLimit(.minutes(1)))
+@Suite("TokenAuthenticator: concurrent refresh", timeLimit(minutes: 1))
 struct TokenAuthenticatorConcurrencyTests {
     static let count = 50
 
@@ -378,7 +378,7 @@ struct TokenAuthenticatorConcurrencyTests {
 
 // MARK: - One request at a time
 
-@Suite("TokenAuthenticator", .timeLimit(.minutes(1)))
+@Suite("TokenAuthenticator", timeLimit(minutes: 1))
 struct TokenAuthenticatorTests {
     @Test func currentTokenIsSentAsABearerAuthorization() async throws {
         let transport = server(accepting: "current")

@@ -155,7 +155,7 @@ struct RequestBuildCacheTests {
         #expect(RequestBuildCache.shared.contains(endpoint))
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func concurrentLookupsGiveTheSameTemplatesAsParsing() throws {
         // More endpoints than the capacity, so that threads also evict and re-insert concurrently.
         let cache = RequestBuildCache(capacity: 16)

@@ -420,7 +420,7 @@ struct ConnectErrorTests {
         }
         let slow = makeConnect(
             transport: RecordingTransport { _ in
-                try await Task.sleep(for: .seconds(30))
+                try await Task.sleep(nanoseconds: 30_000_000_000)
                 return StubTransport.Reply(statusCode: 200, body: Data())
             })
         let future = slow.request(TestConnector(endpoint: "/todos"))

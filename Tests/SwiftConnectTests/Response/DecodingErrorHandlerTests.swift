@@ -77,7 +77,7 @@ struct DecodingErrorHandlerTests {
 
 // MARK: - Through Connect
 
-@Suite("DecodingErrorHandler: through Connect", .timeLimit(.minutes(1)))
+@Suite("DecodingErrorHandler: through Connect", timeLimit(minutes: 1))
 struct DecodingErrorHandlerPipelineTests {
     @Test func typedErrorBodyReachesTheObserverAsTheUsersError() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"message":"bad email","code":17}"#, status: 422) }

@@ -260,7 +260,7 @@ struct ResponseValidatorTests {
 
 // MARK: - Through Connect
 
-@Suite("ResponseValidator: through Connect", .timeLimit(.minutes(1)))
+@Suite("ResponseValidator: through Connect", timeLimit(minutes: 1))
 struct ResponseValidatorPipelineTests {
     private func connect(
         _ transport: RecordingTransport, validators: [ResponseValidator],

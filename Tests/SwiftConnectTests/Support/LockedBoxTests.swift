@@ -29,7 +29,7 @@ struct LockedBoxTests {
         #expect(box.withLock { $0 } == 1, "the lock was released after the throw")
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(timeLimit(minutes: 1))
     func concurrentIncrementsAreNeverLost() {
         let box = LockedBox(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in

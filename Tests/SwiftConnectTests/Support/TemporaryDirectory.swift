@@ -36,11 +36,11 @@ final class TemporaryDirectory: @unchecked Sendable {
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }
-        let chunk = Data((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) })
+        let chunk = Data((0..<(1 << 20)).map { (i: Int) in UInt8(truncatingIfNeeded: i &* 31 &+ 7) })
         var remaining = size
         while remaining > 0 {
             let count = min(remaining, chunk.count)
-            try handle.write(contentsOf: chunk.prefix(count))
+            handle.write(chunk.prefix(count))
             remaining -= count
         }
         return file
