@@ -206,8 +206,7 @@ enum DebugDescription {
     /// `text` compact, keys sorted, secret-looking keys redacted, if it is a JSON object or array;
     /// otherwise `nil`.
     private static func redactedJSON(_ text: String, credentialHeaders: Set<String>) -> String? {
-        guard let data = text.data(using: .utf8),
-            let object = try? JSONSerialization.jsonObject(with: data),
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)),
             let cleaned = try? JSONSerialization.data(
                 withJSONObject: redactJSON(object, credentialHeaders: credentialHeaders),
                 options: [.sortedKeys, .withoutEscapingSlashes])
