@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Checks that the library and its tests use no API newer than the Apple deployment targets in
+# Package.swift (macOS 10.15, iOS 13, …) outside an `if #available` or `@available` scope.
+# Builds here are Linux builds, whose compiler checks no Apple availability; without this, such a
+# use would first fail on a user's Mac. See scripts/availability.py for how it is found.
+# Its blind spot: FoundationNetworking and the parts of Foundation that come from
+# swift-corelibs-foundation (URLSession, FileHandle, streams, …) carry almost no Apple
+# availability on Linux, so their newer API (`FileHandle.write(contentsOf:)`, macOS 10.15.4) passes.
+#
+#   scripts/availability.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+SWIFT_BIN="$(dirname "$(command -v swift)")"
+export PATH="$SWIFT_BIN:$PATH"
+RESOURCES="$(dirname "$SWIFT_BIN")/lib/swift/linux"
+
+WORK=.build/availability
+mkdir -p "$WORK/graphs"
+export TMPDIR="${TMPDIR:-$ROOT/.build/tmp}"
+mkdir -p "$TMPDIR"
+
+# What the toolchain's modules declare, with each symbol's @available.
+for module in Swift _Concurrency _StringProcessing Synchronization Dispatch Foundation FoundationEssentials \
+    FoundationInternationalization FoundationNetworking Testing; do
+    swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
+        -minimum-access-level public -output-dir "$WORK/graphs" -I "$RESOURCES" -sdk / >/dev/null
+done
+
+# What each module refers to: every file's AST, in batches across the cores. swiftc writes each
+# batch's dump whole, to stdout or stderr.
+dump() { # name, language mode, extra flags..., then the files
+    local name="$1" mode="$2"
+    shift 2
+    if ! swiftc -dump-ast -dump-ast-format json -module-name "$name" -swift-version "$mode" \
+        -j "$(nproc)" -enable-batch-mode "$@" >"$WORK/$name.json" 2>&1; then
+        echo "availability: swiftc could not dump $name:"
+        grep -E 'error:' "$WORK/$name.json" | head -20
+        exit 1
+    fi
+}
+dump SwiftConnect 6 $(find Sources/SwiftConnect -name '*.swift' | sort)
+
+# The test targets import the library: its module comes from a build.
+swift build --target SwiftConnect >/dev/null
+MODULES="$(swift build --show-bin-path)/Modules"
+dump SwiftConnectTests 6 -I "$MODULES" $(find Tests/SwiftConnectTests -name '*.swift' | sort)
+dump UsageDocumentTests 5 -I "$MODULES" $(find Tests/UsageDocumentTests -name '*.swift' | sort)
+dump MainActorDefaultTests 6 -default-isolation MainActor -I "$MODULES" \
+    $(find Tests/MainActorDefaultTests -name '*.swift' | sort)
+
+python3 scripts/availability.py Package.swift "$WORK/graphs" \
+    "$WORK/SwiftConnect.json" "$WORK/SwiftConnectTests.json" "$WORK/UsageDocumentTests.json" \
+    "$WORK/MainActorDefaultTests.json"
