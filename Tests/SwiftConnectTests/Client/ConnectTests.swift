@@ -37,6 +37,22 @@ struct ConnectDeliveryTests {
         #expect(onQueue)
     }
 
+    /// Usage.md: without a queue of their own, every `Connect` observes on one serial queue for
+    /// the whole process — the main queue on Apple platforms, the library's own on Linux.
+    @Test func everyConnectWithoutAQueueOfItsOwnSharesTheDefaultCallbackQueue() {
+        let first = Connect(transport: StubTransport { _ in Fixtures.json("{}") })
+        let second = Connect(
+            configuration: ConnectConfiguration(), transport: StubTransport { _ in Fixtures.json("{}") })
+        #expect(first.configuration.callbackQueue === ConnectConfiguration.defaultCallbackQueue)
+        #expect(second.configuration.callbackQueue === ConnectConfiguration.defaultCallbackQueue)
+        #if canImport(Darwin)
+            #expect(ConnectConfiguration.defaultCallbackQueue === DispatchQueue.main)
+        #else
+            #expect(ConnectConfiguration.defaultCallbackQueue !== DispatchQueue.main)
+            #expect(ConnectConfiguration.defaultCallbackQueue.label == "SwiftConnect.callbacks")
+        #endif
+    }
+
     @Test func failuresArriveOnTheConfiguredCallbackQueue() async throws {
         let marker = QueueMarker(label: "test.connect.callback-queue.failures")
         let connect = Fixtures.connect(transport: StubTransport { _ in throw URLError(.timedOut) }) {

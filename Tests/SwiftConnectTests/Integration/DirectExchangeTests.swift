@@ -505,6 +505,22 @@ struct DirectExchangeTests {
     }
 
     /// Whether `condition` holds within `seconds`.
+    /// Usage.md: a `Connect` made for one request and dropped works, and its session (with its
+    /// connections) is let go once its request has completed.
+    @Test func aConnectDroppedAfterItsRequestLetsItsSessionGo() async throws {
+        weak var session: URLSession?
+        weak var transport: URLSessionTransport?
+        do {
+            let connect = HTTPBin.connect()
+            transport = connect.transport as? URLSessionTransport
+            session = transport?.session
+            #expect(session != nil)
+            let data = try await connect.request(Call(endpoint: "/get")).value
+            #expect(!data.isEmpty)
+        }
+        #expect(await Self.eventually { transport == nil && session == nil })
+    }
+
     private static func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }
