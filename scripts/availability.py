@@ -28,12 +28,9 @@ ALLOWED = {
     # The generic operator is marked macOS 15 in the standard library built for Linux; concrete
     # integer types have had `&*` since Swift 4, and Apple builds resolve to those.
     "FixedWidthInteger.&*(_:_:)": "integer types' own operator",
-    # `for await` and task groups call `next(isolation:)` only where it exists (macOS 15, …),
-    # and plain `next()` before that.
-    "AsyncStream.Iterator.next(isolation:)": "for-await falls back to next()",
-    "TaskGroup.Iterator.next(isolation:)": "for-await falls back to next()",
-    "ThrowingTaskGroup.Iterator.next(isolation:)": "for-await falls back to next()",
 }
+# Modules whose declarations carry no Swift availability of their own (C modules).
+C_MODULES = {"Glibc", "Musl", "Darwin", "Android", "WinSDK", "os", "CoreFoundation", "_Builtin_float"}
 
 
 def shown(v):
@@ -80,11 +77,29 @@ class Module:
         self.refs = []  # (kind, usr or type mangling, file, buffer, offset, origin)
         self.scopes = collections.defaultdict(list)  # (file, buffer) → [(start, end, {domain: version})]
         self.own = set()  # USRs declared in the module itself
+        self.own_needs = {}  # own USR → the @available version sets it is declared under
+        self.names = {}  # own USR → its name, for the report
+        self.imports = set()  # the modules imported
 
-    def walk(self, node, file, buffer=None, offset=0, origin=0, brace=None):
+    @staticmethod
+    def available(node):
+        return {
+            a["domain"]: version(a["introduced"])
+            for a in node.get("attrs") or []
+            if isinstance(a, dict) and a.get("_kind") == "available_attr" and not a.get("implicit")
+            and a.get("domain") in DOMAINS and a.get("introduced")
+        }
+
+    def walk(self, node, file, buffer=None, offset=0, origin=0, brace=None, inherited=(), implicit_next=False):
         if isinstance(node, list):
-            for child in node:
-                self.walk(child, file, buffer, offset, origin, brace)
+            for i, child in enumerate(node):
+                extra = inherited
+                if isinstance(child, dict) and child.get("_kind") == "pattern_binding_decl":
+                    for after in node[i + 1:]:
+                        if not (isinstance(after, dict) and after.get("_kind") == "var_decl"):
+                            break
+                        extra = extra + tuple(v for v in [self.available(after)] if v)
+                self.walk(child, file, buffer, offset, origin, brace, extra, implicit_next)
             return
         if not isinstance(node, dict):
             return
@@ -104,7 +119,12 @@ class Module:
                         for q in condition.get("queries", [])
                         if q.get("domain") in DOMAINS and q.get("version")
                     }
-                    if kind == "if_stmt" and node.get("then_stmt", {}).get("range"):
+                    if not any(q.get("domain") == "*" for q in condition.get("queries", [])):
+                        # `#unavailable`: only the else branch / guard body runs on the newer OS
+                        body = node.get("else_stmt" if kind == "if_stmt" else "body", {}).get("range")
+                        if body:
+                            self.scopes[(file, body.get("buffer_id"))].append((body["start"], body["end"], versions))
+                    elif kind == "if_stmt" and node.get("then_stmt", {}).get("range"):
                         then = node["then_stmt"]["range"]
                         self.scopes[(file, then.get("buffer_id"))].append((then["start"], then["end"], versions))
                     elif kind == "guard_stmt" and brace and brace.get("buffer_id") == buffer:
@@ -119,24 +139,35 @@ class Module:
             }
             if versions:
                 self.scopes[(file, buffer)].append((span["start"], span["end"], versions))
+                inherited = inherited + (versions,)
+        if kind == "import_decl" and node.get("module_path"):
+            self.imports.add(node["module_path"][0])
         if node.get("usr") and kind != "decl_ref":
             self.own.add(node["usr"])
+            name = node.get("name")
+            if isinstance(name, dict):
+                name = name.get("base_name", {}).get("name")
+            if isinstance(name, str):
+                self.names[node["usr"]] = name
+            if inherited:
+                self.own_needs[node["usr"]] = inherited
         for key, value in node.items():
             if isinstance(value, str):
                 if key == "decl_usr" and value:
-                    self.refs.append(("decl", value, file, buffer, offset, origin))
+                    self.refs.append(("next" if implicit_next else "decl", value, file, buffer, offset, origin, inherited))
                 elif key == "protocol" and value.startswith("s:"):
-                    self.refs.append(("conformance", value, file, buffer, offset, origin))
+                    self.refs.append(("conformance", value, file, buffer, offset, origin, inherited))
                 elif value.startswith("$s") and key != "_kind":
-                    self.refs.append(("type", value, file, buffer, offset, origin))
+                    self.refs.append(("type", value, file, buffer, offset, origin, inherited))
             elif key == "override" and isinstance(value, list):
-                self.refs.extend(("override", usr, file, buffer, offset, origin) for usr in value)
+                self.refs.extend(("override", usr, file, buffer, offset, origin, inherited) for usr in value)
             if isinstance(value, (dict, list)):
-                self.walk(value, file, buffer, offset, origin, brace)
+                self.walk(value, file, buffer, offset, origin, brace, inherited,
+                          implicit_next or (kind == "for_each_stmt" and key == "next_call"))
 
-    def guarded(self, file, buffer, offset, origin, needs):
+    def guarded(self, file, buffer, offset, origin, needs, inherited=()):
         """Whether an enclosing scope names, for every domain in `needs`, a version ≥ that."""
-        enclosing = [v for (start, end, v) in self.scopes.get((file, buffer), []) if start <= offset <= end]
+        enclosing = list(inherited) + [v for (start, end, v) in self.scopes.get((file, buffer), []) if start <= offset <= end]
         if buffer is not None:
             enclosing += [v for (start, end, v) in self.scopes.get((file, None), []) if start <= origin <= end]
         return all(any(v.get(domain, (0,)) >= need for v in enclosing) for domain, need in needs.items())
@@ -144,10 +175,11 @@ class Module:
 
 class SymbolGraphs:
     def __init__(self, directory):
-        self.symbols, self.parents = {}, collections.defaultdict(set)
+        self.symbols, self.parents, self.modules = {}, collections.defaultdict(set), set()
         for path in glob.glob(os.path.join(directory, "*.symbols.json")):
             graph = json.load(open(path))
             module = os.path.basename(path).split(".symbols")[0]
+            self.modules.add(module.split("@")[0])
             for symbol in graph["symbols"]:
                 usr = symbol["identifier"]["precise"]
                 known = self.symbols.get(usr)
@@ -165,6 +197,8 @@ class SymbolGraphs:
         for usr, symbol in self.symbols.items():
             if symbol["kind"] in ("swift.struct", "swift.class", "swift.enum", "swift.protocol", "swift.typealias"):
                 self.types[symbol["module"].split("@")[0] + "." + symbol["path"]].add(usr)
+                if symbol["module"].split("@")[0] == "_Concurrency":
+                    self.types["Swift." + symbol["path"]].add(usr)
 
     def introduced(self, usr, seen=None):
         """{domain: version} a symbol needs, its enclosing types' requirements included."""
@@ -216,16 +250,31 @@ def main():
             sys.exit("availability: no AST in %s:\n%s" % (ast, open(ast).read()[:2000]))
         for file in files:
             module.walk(file.get("items", []), file["filename"])
+        # A module without a symbol graph would go unchecked: say so rather than pass.
+        unknown = module.imports - graphs.modules - C_MODULES
+        if unknown:
+            sys.exit("availability: no symbol graph for %s, imported in %s: add it to scripts/availability.sh"
+                     % (", ".join(sorted(unknown)), ast))
         types = graphs.types_in({ref[1] for ref in module.refs if ref[0] == "type"})
         lines = {}
-        for kind, value, file, buffer, offset, origin in module.refs:
+        for kind, value, file, buffer, offset, origin, inherited in module.refs:
             for usr in types.get(value, ()) if kind == "type" else (value,):
-                if usr in module.own or usr not in graphs.symbols:
+                if usr in module.own:
+                    needs = {}
+                    for v in module.own_needs.get(usr, ()):
+                        for d, n in v.items():
+                            needs[d] = max(needs.get(d, (0,)), n)
+                    symbol = {"path": module.names.get(usr, usr), "module": "this module"}
+                elif usr in graphs.symbols:
+                    symbol = graphs.symbols[usr]
+                    needs = graphs.introduced(usr)
+                else:
                     continue
                 checked.add(usr)
-                symbol = graphs.symbols[usr]
-                needs = {d: v for d, v in graphs.introduced(usr).items() if d in targets and v > targets[d]}
-                if not needs or symbol["path"] in ALLOWED or module.guarded(file, buffer, offset, origin, needs):
+                needs = {d: v for d, v in needs.items() if d in targets and v > targets[d]}
+                if kind == "next" and symbol["path"].endswith("next(isolation:)"):
+                    continue  # `for await` calls next(isolation:) only where the OS has it, next() before
+                if not needs or symbol["path"] in ALLOWED or module.guarded(file, buffer, offset, origin, needs, inherited):
                     continue
                 path = file if os.path.isabs(file) else os.path.join(root, file)
                 if path not in lines:
@@ -242,7 +291,7 @@ def main():
         print("availability: %d uses of API newer than the deployment targets (%s), outside an "
               "`if #available` or `@available` scope" % (len(set(findings)), platforms))
         sys.exit(1)
-    print("availability: %d outside symbols checked against %s; every newer one is guarded" % (len(checked), platforms))
+    print("availability: %d symbols checked against %s; every newer one is guarded" % (len(checked), platforms))
 
 
 if __name__ == "__main__":

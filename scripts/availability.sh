@@ -3,9 +3,12 @@
 # Package.swift (macOS 10.15, iOS 13, …) outside an `if #available` or `@available` scope.
 # Builds here are Linux builds, whose compiler checks no Apple availability; without this, such a
 # use would first fail on a user's Mac. See scripts/availability.py for how it is found.
-# Its blind spot: FoundationNetworking and the parts of Foundation that come from
-# swift-corelibs-foundation (URLSession, FileHandle, streams, …) carry almost no Apple
-# availability on Linux, so their newer API (`FileHandle.write(contentsOf:)`, macOS 10.15.4) passes.
+#
+# Its blind spots:
+# - FoundationNetworking and the parts of Foundation that come from swift-corelibs-foundation
+#   (URLSession, FileHandle, streams, …) carry almost no Apple availability on Linux, so their
+#   newer API (`FileHandle.write(contentsOf:)`, macOS 10.15.4) passes;
+# - code under `#if canImport(Darwin)` or `#if os(macOS)` is not compiled here, so not checked.
 #
 #   scripts/availability.sh
 set -euo pipefail
@@ -17,34 +20,57 @@ export PATH="$SWIFT_BIN:$PATH"
 RESOURCES="$(dirname "$SWIFT_BIN")/lib/swift/linux"
 
 WORK=.build/availability
+rm -rf "$WORK"
 mkdir -p "$WORK/graphs"
 export TMPDIR="${TMPDIR:-$ROOT/.build/tmp}"
 mkdir -p "$TMPDIR"
 
-# What the toolchain's modules declare, with each symbol's @available.
-for module in Swift _Concurrency _StringProcessing Synchronization Dispatch Foundation FoundationEssentials \
-    FoundationInternationalization FoundationNetworking Testing; do
-    swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
-        -minimum-access-level public -output-dir "$WORK/graphs" -I "$RESOURCES" -sdk / >/dev/null
-done
-
-# What each module refers to: every file's AST, in batches across the cores. swiftc writes each
-# batch's dump whole, to stdout or stderr.
-dump() { # name, language mode, extra flags..., then the files
-    local name="$1" mode="$2"
-    shift 2
-    if ! swiftc -dump-ast -dump-ast-format json -module-name "$name" -swift-version "$mode" \
-        -j "$(nproc)" -enable-batch-mode "$@" >"$WORK/$name.json" 2>&1; then
-        echo "availability: swiftc could not dump $name:"
-        grep -E 'error:' "$WORK/$name.json" | head -20
-        exit 1
-    fi
-}
-dump SwiftConnect 6 $(find Sources/SwiftConnect -name '*.swift' | sort)
-
 # The test targets import the library: its module comes from a build.
 swift build --target SwiftConnect >/dev/null
 MODULES="$(swift build --show-bin-path)/Modules"
+
+# What the modules declare, with each symbol's @available: the toolchain's and the library's (a
+# test calling a library API marked @available is checked too).
+for module in Swift _Concurrency _StringProcessing Synchronization Dispatch Foundation FoundationEssentials \
+    FoundationInternationalization FoundationNetworking Testing Observation RegexBuilder SwiftConnect; do
+    swift-symbolgraph-extract -module-name "$module" -target "$(uname -m)-unknown-linux-gnu" \
+        -minimum-access-level public -output-dir "$WORK/graphs" -I "$RESOURCES" -I "$MODULES" -sdk / >/dev/null
+done
+
+# What each module refers to: every file's AST, in batches across the cores, with SwiftPM's
+# flags for a debug build. swiftc writes each batch's dump whole, to stdout or stderr.
+dump() { # name, language mode, extra flags..., then the files
+    local name="$1" mode="$2"
+    shift 2
+    if ! swiftc -dump-ast -dump-ast-format json -module-name "$name" -swift-version "$mode" -parse-as-library \
+        -DDEBUG -DSWIFT_PACKAGE -j "$(nproc)" -enable-batch-mode "$@" >"$WORK/$name.json" 2>&1; then
+        echo "availability: swiftc could not dump $name:"
+        grep -E 'error:' "$WORK/$name.json" | head -20 || tail -20 "$WORK/$name.json"
+        exit 1
+    fi
+    # Every file given must be in the dump.
+    local given dumped
+    given=$(printf '%s\n' "$@" | grep -c '\.swift$')
+    dumped=$(grep -o '{"_kind":"source_file"' "$WORK/$name.json" | wc -l)
+    if [ "$given" != "$dumped" ]; then
+        echo "availability: the AST of $name has $dumped files, not $given"
+        exit 1
+    fi
+}
+
+# First, the check must still see through this toolchain's dump: a use it has to report.
+cat >"$WORK/Canary.swift" <<'SWIFT'
+func canary() async throws { try await Task.sleep(for: .seconds(1)) }
+SWIFT
+dump Canary 6 "$WORK/Canary.swift"
+if python3 scripts/availability.py Package.swift "$WORK/graphs" "$WORK/Canary.json" >"$WORK/canary.txt" ||
+    ! grep -q 'Task.sleep(for:tolerance:clock:)' "$WORK/canary.txt"; then
+    echo "availability: the check no longer reports an unguarded Task.sleep(for:); its output was:"
+    cat "$WORK/canary.txt"
+    exit 1
+fi
+
+dump SwiftConnect 6 $(find Sources/SwiftConnect -name '*.swift' | sort)
 dump SwiftConnectTests 6 -I "$MODULES" $(find Tests/SwiftConnectTests -name '*.swift' | sort)
 dump UsageDocumentTests 5 -I "$MODULES" $(find Tests/UsageDocumentTests -name '*.swift' | sort)
 dump MainActorDefaultTests 6 -default-isolation MainActor -I "$MODULES" \

@@ -504,7 +504,6 @@ struct DirectExchangeTests {
         #expect(logger.lines.count == 1)
     }
 
-    /// Whether `condition` holds within `seconds`.
     /// Usage.md: a `Connect` made for one request and dropped works, and its session (with its
     /// connections) is let go once its request has completed.
     @Test func aConnectDroppedAfterItsRequestLetsItsSessionGo() async throws {
@@ -521,6 +520,7 @@ struct DirectExchangeTests {
         #expect(await Self.eventually { transport == nil && session == nil })
     }
 
+    /// Whether `condition` holds within `seconds`.
     private static func eventually(within seconds: TimeInterval = 5, _ condition: () -> Bool) async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition(), Date() < deadline { try? await Task.sleep(nanoseconds: 10_000_000) }

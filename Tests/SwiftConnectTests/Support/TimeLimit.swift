@@ -11,11 +11,17 @@ func timeLimit(minutes: Int) -> any SuiteTrait & TestTrait {
     return ConditionTrait.enabled(if: true, "no time limit before macOS 13, iOS 16, tvOS 16, watchOS 9")
 }
 
-@Suite("Test support: time limits")
+@Suite("Test support: time limits", timeLimit(minutes: 3))
 struct TimeLimitTests {
     @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
     @Test func isSwiftTestingsTimeLimitWhereTheOSHasIt() {
-        let trait = timeLimit(minutes: 3)
-        #expect((trait as? TimeLimitTrait)?.timeLimit == .seconds(180))
+        #expect((timeLimit(minutes: 2) as? TimeLimitTrait)?.timeLimit == .seconds(120))
+        // A suite's limit applies to its tests.
+        #expect(Test.current?.timeLimit == .seconds(180))
+    }
+
+    @available(macOS 13, iOS 16, tvOS 16, watchOS 9, *)
+    @Test(timeLimit(minutes: 1)) func aTestsOwnLimitIsTheShorter() {
+        #expect(Test.current?.timeLimit == .seconds(60))
     }
 }
