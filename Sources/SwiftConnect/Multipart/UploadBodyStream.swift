@@ -7,9 +7,14 @@ import Foundation
 /// `hasBytesAvailable` stays `true` after a failure or an early close so that the next `read`
 /// reports `-1` and the transfer is aborted — never ended early as if the body were complete.
 ///
+/// It keeps its own `delegate`: on Apple platforms `NSStream`'s is abstract, as Foundation's
+/// subclassing notes say, and a body stream without one has raised an exception in URLSession's
+/// upload tasks. Nothing here is event-driven, so the delegate is only kept, never called.
+///
 /// Not `Sendable` (no `InputStream` is): create it on the thread that hands it to URLSession.
 final class UploadBodyStream: InputStream {
     let reader: UploadBodyReader
+    private weak var streamDelegate: (any StreamDelegate)?
 
     init(reader: UploadBodyReader) {
         self.reader = reader
@@ -48,6 +53,11 @@ final class UploadBodyStream: InputStream {
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         reader.read(into: buffer, maxLength: len)
+    }
+
+    override var delegate: (any StreamDelegate)? {
+        get { streamDelegate }
+        set { streamDelegate = newValue }
     }
 
     override func getBuffer(
