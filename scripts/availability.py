@@ -111,24 +111,35 @@ class Module:
         kind = node.get("_kind")
         if kind == "brace_stmt" and isinstance(span, dict):
             brace = span
-        if kind in ("if_stmt", "guard_stmt"):
+        if kind in ("if_stmt", "guard_stmt", "while_stmt"):
+            guarding = None  # the versions an `#available` earlier in the list guarantees
             for condition in node.get("conditions", []):
-                if isinstance(condition, dict) and condition.get("_kind") == "#available":
-                    versions = {
-                        q["domain"]: version(q["version"])
-                        for q in condition.get("queries", [])
-                        if q.get("domain") in DOMAINS and q.get("version")
-                    }
-                    if not any(q.get("domain") == "*" for q in condition.get("queries", [])):
-                        # `#unavailable`: only the else branch / guard body runs on the newer OS
-                        body = node.get("else_stmt" if kind == "if_stmt" else "body", {}).get("range")
-                        if body:
-                            self.scopes[(file, body.get("buffer_id"))].append((body["start"], body["end"], versions))
-                    elif kind == "if_stmt" and node.get("then_stmt", {}).get("range"):
-                        then = node["then_stmt"]["range"]
+                if not isinstance(condition, dict):
+                    continue
+                if condition.get("_kind") != "#available":
+                    # `if #available(…), newerAPI()`: the conditions after it run on the newer OS.
+                    later = condition.get("range")
+                    if guarding and later:
+                        self.scopes[(file, later.get("buffer_id"))].append((later["start"], later["end"], guarding))
+                    continue
+                versions = {
+                    q["domain"]: version(q["version"])
+                    for q in condition.get("queries", [])
+                    if q.get("domain") in DOMAINS and q.get("version")
+                }
+                if not any(q.get("domain") == "*" for q in condition.get("queries", [])):
+                    # `#unavailable`: only the else branch / guard body runs on the newer OS
+                    body = node.get("else_stmt" if kind == "if_stmt" else "body", {}).get("range")
+                    if body and kind != "while_stmt":
+                        self.scopes[(file, body.get("buffer_id"))].append((body["start"], body["end"], versions))
+                    continue
+                guarding = versions
+                if kind in ("if_stmt", "while_stmt"):
+                    then = node.get("then_stmt" if kind == "if_stmt" else "body", {}).get("range")
+                    if then:
                         self.scopes[(file, then.get("buffer_id"))].append((then["start"], then["end"], versions))
-                    elif kind == "guard_stmt" and brace and brace.get("buffer_id") == buffer:
-                        self.scopes[(file, buffer)].append((span["end"], brace["end"], versions))
+                elif brace and brace.get("buffer_id") == buffer:
+                    self.scopes[(file, buffer)].append((span["end"], brace["end"], versions))
         attributes = node.get("attrs")
         if isinstance(attributes, list) and isinstance(span, dict):
             versions = {
