@@ -74,7 +74,8 @@ class Module:
     """
 
     def __init__(self):
-        self.refs = []  # (kind, usr or type mangling, file, buffer, offset, origin)
+        # (kind, usr or type mangling, file, buffer, offset, origin, the @available sets around it)
+        self.refs = []
         self.scopes = collections.defaultdict(list)  # (file, buffer) → [(start, end, {domain: version})]
         self.own = set()  # USRs declared in the module itself
         self.own_needs = {}  # own USR → the @available version sets it is declared under
@@ -83,6 +84,7 @@ class Module:
 
     @staticmethod
     def available(node):
+        """{domain: version} of a declaration's own `@available` attributes."""
         return {
             a["domain"]: version(a["introduced"])
             for a in node.get("attrs") or []
