@@ -142,14 +142,8 @@ class Module:
                         self.scopes[(file, then.get("buffer_id"))].append((then["start"], then["end"], versions))
                 elif brace and brace.get("buffer_id") == buffer:
                     self.scopes[(file, buffer)].append((span["end"], brace["end"], versions))
-        attributes = node.get("attrs")
-        if isinstance(attributes, list) and isinstance(span, dict):
-            versions = {
-                a["domain"]: version(a["introduced"])
-                for a in attributes
-                if isinstance(a, dict) and a.get("_kind") == "available_attr" and not a.get("implicit")
-                and a.get("domain") in DOMAINS and a.get("introduced")
-            }
+        if isinstance(span, dict):
+            versions = self.available(node)
             if versions:
                 self.scopes[(file, buffer)].append((span["start"], span["end"], versions))
                 inherited = inherited + (versions,)
@@ -189,6 +183,7 @@ class Module:
 class SymbolGraphs:
     def __init__(self, directory):
         self.symbols, self.parents, self.modules = {}, collections.defaultdict(set), set()
+        self.needs = {}  # USR → introduced(usr)
         for path in glob.glob(os.path.join(directory, "*.symbols.json")):
             graph = json.load(open(path))
             module = os.path.basename(path).split(".symbols")[0]
@@ -213,9 +208,14 @@ class SymbolGraphs:
                 if symbol["module"].split("@")[0] == "_Concurrency":
                     self.types["Swift." + symbol["path"]].add(usr)
 
-    def introduced(self, usr, seen=None):
-        """{domain: version} a symbol needs, its enclosing types' requirements included."""
-        seen = seen or set()
+    def introduced(self, usr):
+        """{domain: version} a symbol needs, its enclosing types' requirements included; worked
+        out once a symbol, however often it is used."""
+        if usr not in self.needs:
+            self.needs[usr] = self.gathered(usr, set())
+        return self.needs[usr]
+
+    def gathered(self, usr, seen):
         if usr in seen or usr not in self.symbols:
             return {}
         seen.add(usr)
@@ -226,7 +226,7 @@ class SymbolGraphs:
                 v = entry["introduced"]
                 needs[domain] = max(needs.get(domain, (0,)), (v.get("major", 0), v.get("minor", 0), v.get("patch", 0)))
         for parent in self.parents.get(usr, ()):
-            for domain, v in self.introduced(parent, seen).items():
+            for domain, v in self.gathered(parent, seen).items():
                 needs[domain] = max(needs.get(domain, (0,)), v)
         return needs
 
