@@ -26,8 +26,14 @@ enum RedirectSafety {
     static func isCredential(_ headerName: String, credentialHeaders: Set<String> = []) -> Bool {
         DebugDescription.isSensitive(name: headerName, credentialHeaders: credentialHeaders)
     }
-    /// Headers describing a body, removed with it.
-    static let bodyHeaders = ["Content-Type", "Content-Length", "Content-Encoding"]
+    /// Headers describing a body, removed with it when a redirect turns the request into a `GET`:
+    /// RFC 9110's list (§15.4: `Content-Encoding`, `Content-Language`, `Content-Location`,
+    /// `Content-Type`, `Content-Length`, `Digest`, `Last-Modified`, "including but not limited
+    /// to"), with the other fields that describe a body's bytes or its range.
+    static let bodyHeaders = [
+        "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
+        "Content-Range", "Content-MD5", "Content-Digest", "Repr-Digest", "Digest", "Last-Modified",
+    ]
 
     /// The request to send next for a redirect response, or `nil` when `response` is not a
     /// redirect that can be followed (not a redirect status, or no usable `Location`).
