@@ -9,6 +9,10 @@ routes below let werkzeug, the same parser, report everything it saw:
               (Content-Length or chunked), SHA-256 and last bytes: for uploads of any size.
               ?sha256=1 hashes the body; ?slow=1 reads it at about 10 MB/s, so that a test can
               act while an upload is still running.
+  /cut        answers 200 and breaks the connection in the middle of the body: a
+              Content-Length of 100 with 7 bytes sent, or with ?chunked=1 a chunked body
+              whose last chunk never comes. What a load balancer or a crashing upstream
+              does to a response.
 
 Served by scripts/test.sh (gunicorn swiftconnect_testserver:app); every httpbin route is
 unchanged.
@@ -18,7 +22,7 @@ import base64
 import hashlib
 import time
 
-from flask import jsonify, request
+from flask import Response, jsonify, request
 from httpbin import app
 
 
@@ -70,3 +74,17 @@ def sink():
         tail_base64=base64.b64encode(tail).decode("ascii"),
         **_framing(),
     )
+
+
+@app.route("/cut", methods=["GET", "POST", "PUT", "DELETE"])
+def cut():
+    def body():
+        yield b'{"a":1}'
+        if request.args.get("chunked"):
+            # Raised after the first chunk went out: gunicorn can only close the connection.
+            raise ConnectionAbortedError("the body is cut here on purpose")
+
+    if request.args.get("chunked"):
+        return Response(body(), content_type="application/json")
+    # Fewer bytes than the Content-Length: gunicorn sends them and closes the connection.
+    return Response(body(), content_type="application/json", headers={"Content-Length": "100"})

@@ -365,9 +365,28 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             guard let response = record.response else { return .failure(URLError(.userAuthenticationRequired)) }
             return .success((record.data, response))
         }
-        if let error { return .failure(error) }
+        if let error { return .failure(classified(error)) }
         guard let response = record.response else { return .failure(ConnectError.invalidResponse) }
         return .success((record.data, response))
+    }
+
+    /// `error`, with a connection lost in the middle of a response's body called what it is.
+    ///
+    /// FoundationNetworking reports that as `URLError(.unknown)`, with libcurl's text: "transfer
+    /// closed with 93 bytes remaining to read" (a `Content-Length` not reached), "transfer closed
+    /// with outstanding read data remaining" (a chunked body without its last chunk). Apple's
+    /// URLSession reports `.networkConnectionLost`, which ``RetryPolicy`` retries; so it is that
+    /// here too, with the same text and the original error as its `NSUnderlyingError`.
+    static func classified(_ error: any Error) -> any Error {
+        #if canImport(FoundationNetworking)
+            guard let urlError = error as? URLError, urlError.code == .unknown,
+                let text = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
+                text.hasPrefix("transfer closed with ")
+            else { return error }
+            return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
+        #else
+            return error
+        #endif
     }
 }
 

@@ -273,6 +273,35 @@ struct MiddlewareIntegrationTests {
         #expect(delays.values == [0.5, 1])
     }
 
+    /// A connection that closes in the middle of the body (a `Content-Length` not reached, a
+    /// chunked body without its last chunk: the test server's `/cut`) is a lost connection, as
+    /// Apple's URLSession calls it — FoundationNetworking says `.unknown` — and the policy retries
+    /// it. libcurl's own words stay the error's description.
+    @Test(arguments: [false, true])
+    func retryPolicyRetriesAConnectionLostInTheMiddleOfTheBody(chunked: Bool) async throws {
+        let runs = PipelineFixtures.Counter()
+        let counting = ClosureAdapter { request in
+            runs.increment()
+            return request
+        }
+        let policy = RetryPolicy(maximumAttempts: 2, baseDelay: 0, jitter: 0)
+        let connect = connect(middleware: ConnectMiddleware(adapters: [counting], retriers: [policy])) {
+            $0.sleep = { _ in }
+        }
+        let call = Call(endpoint: "/cut", parameters: chunked ? Parameter.query(key: "chunked", value: "1") : nil)
+        let result = await connect.request(call).asyncResult
+        let error = try #require(result.failureValue as? ConnectError)
+        guard case .transport(let underlying) = error else {
+            Issue.record("expected a transport error, got \(error)")
+            return
+        }
+        #expect((underlying as? URLError)?.code == .networkConnectionLost)
+        #expect(runs.value == 2)
+        #if canImport(FoundationNetworking)
+            #expect(error.localizedDescription.contains("transfer closed with"), "\(error.localizedDescription)")
+        #endif
+    }
+
     @Test func tokenAuthenticatorFetchesATokenAndTheServerAcceptsIt() async throws {
         struct Bearer: Decodable, Sendable {
             let authenticated: Bool
