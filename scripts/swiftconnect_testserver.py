@@ -1,4 +1,4 @@
-"""httpbin, plus two endpoints the upload tests need that httpbin lacks.
+"""httpbin, plus endpoints the tests need that httpbin lacks.
 
 httpbin's /post echoes only the first file of each key and never the filename. The
 routes below let werkzeug, the same parser, report everything it saw:

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs `swift test` against a local httpbin server (gunicorn on 127.0.0.1), with the two
-# upload-inspection routes of scripts/swiftconnect_testserver.py (/multipart, /sink) added.
+# Runs `swift test` against a local httpbin server (gunicorn on 127.0.0.1), with the
+# routes of scripts/swiftconnect_testserver.py (/multipart, /sink, /cut) added.
 #
 #   scripts/test.sh [swift test args...]   e.g. scripts/test.sh --sanitize=thread
 #   scripts/test.sh --server-only          start httpbin, print HTTPBIN_URL=..., wait until killed
