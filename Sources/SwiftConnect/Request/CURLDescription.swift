@@ -95,16 +95,22 @@ enum DebugDescription {
     /// response body is, and a line after the command says so: the command then sends only that
     /// much of it. A `Content-Length` header is left out: curl sends its own for the body it
     /// sends. `framed`: between two lines of `=`, as debug output logs it.
+    ///
+    /// The command replays the request as sent, where curl's options read text their own way: a
+    /// `HEAD` is `--head` (`-X HEAD` would wait for a body that never comes), a header with an
+    /// empty value is `-H "Name;"` (`-H "Name:"` removes the header), and a body starting with `@`
+    /// is `--data-raw` (`-d "@…"` would send a local file instead).
     static func curl(_ request: URLRequest, credentialHeaders: Set<String> = [], framed: Bool = true) -> String {
         var lines = ["$ curl -v"]
-        lines.append("-X \(request.httpMethod ?? "GET")")
+        let method = request.httpMethod ?? "GET"
+        lines.append(method == "HEAD" ? "--head" : "-X \(method)")
         let headers = (request.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }
         // No `Content-Length`: curl counts the body it sends, which is not the request's when the
         // body is cut or, for an upload, left out; a length of its own would make it wait for bytes
         // that never come.
         for (name, value) in headers where !HTTPHeaders.namesMatch(name, "Content-Length") {
             let shown = isSensitive(name: name, credentialHeaders: credentialHeaders) ? redacted : value
-            lines.append("-H \(quoted("\(name): \(shown)"))")
+            lines.append("-H \(quoted(shown.isEmpty ? "\(name);" : "\(name): \(shown)"))")
         }
         var note = ""
         if let body = request.httpBody, !body.isEmpty {
@@ -112,9 +118,10 @@ enum DebugDescription {
                 let contentType = request.value(forHTTPHeaderField: "Content-Type")
                 let cleaned = redactedBody(text, contentType: contentType, credentialHeaders: credentialHeaders)
                 let (shown, isCut) = shownPart(Data(cleaned.utf8)) ?? (cleaned, false)
-                lines.append("-d \(quoted(shown))")
+                let option = shown.hasPrefix("@") ? "--data-raw" : "-d"
+                lines.append("\(option) \(quoted(shown))")
                 if isCut {
-                    note = "\n# body cut: -d holds \(shown.utf8.count) of its \(body.count) bytes"
+                    note = "\n# body cut: \(option) holds \(shown.utf8.count) of its \(body.count) bytes"
                 }
             } else {
                 lines.append("--data-binary <\(body.count) bytes>")

@@ -101,6 +101,35 @@ struct CURLDescriptionTests {
             ])
     }
 
+    /// The command replays what was sent, where curl reads an option its own way.
+    @Test func aHeadRequestIsReplayedWithHeadNotAMethodOverride() throws {
+        // `-X HEAD` sends a HEAD but then waits for the body its Content-Length announces.
+        let head = try request("https://h.test/todos/1", method: "HEAD")
+        let text = DebugDescription.curl(head, framed: false)
+        #expect(text == "$ curl -v \\\n    --head \\\n    \"https://h.test/todos/1\"")
+    }
+
+    @Test func aHeaderWithAnEmptyValueIsWrittenSoCurlSendsIt() throws {
+        // `-H "X-Empty:"` tells curl to remove the header; `-H "X-Empty;"` sends it empty.
+        let get = try request("https://h.test/", headers: ["X-Empty": "", "X-Full": "1"])
+        let text = DebugDescription.curl(get, framed: false)
+        #expect(text.contains(#"-H "X-Empty;""#))
+        #expect(text.contains(#"-H "X-Full: 1""#))
+        #expect(!text.contains("X-Empty:"))
+    }
+
+    @Test func aBodyStartingWithAnAtSignIsSentAsTextNotReadFromAFile() throws {
+        // `-d "@/etc/passwd"` would upload that file; `--data-raw` sends the text.
+        let post = try request(
+            "https://h.test/notes", method: "POST", headers: ["Content-Type": "text/plain"],
+            body: Data("@/etc/passwd".utf8))
+        let text = DebugDescription.curl(post, framed: false)
+        #expect(text.contains(#"--data-raw "@/etc/passwd""#))
+        #expect(!text.contains("-d "))
+        let plain = try request("https://h.test/notes", method: "POST", body: Data("a @ b".utf8))
+        #expect(DebugDescription.curl(plain, framed: false).contains(#"-d "a @ b""#))
+    }
+
     @Test func binaryBodyIsSummarisedNotPrinted() throws {
         let post = try request("https://h.test/upload", method: "POST", body: Data([0xFF, 0xFE, 0x00, 0x80]))
         let text = DebugDescription.curl(post)
