@@ -138,7 +138,8 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     }
 
     /// A short `text/plain` body, trimmed; `nil` for anything else. Read in the charset its
-    /// `Content-Type` names: UTF-8 (the default), US-ASCII, ISO-8859-1 (`latin1`) or windows-1252.
+    /// `Content-Type` names: UTF-8 (the default), US-ASCII, ISO-8859-1 (`latin1`), windows-1252,
+    /// UTF-16 or UTF-32.
     static func textMessage(in response: Response) -> String? {
         guard let contentType = response.headers["Content-Type"]?.lowercased(),
             contentType.hasPrefix("text/plain"), response.data.count <= 1024,
@@ -158,6 +159,12 @@ public struct ErrorHandler: ErrorHandlerProtocol {
         case "iso-8859-1", "latin1", "iso_8859-1", "l1": return .isoLatin1
         case "windows-1252", "cp1252": return .windowsCP1252
         case "us-ascii", "ascii": return .ascii
+        case "utf-16": return .utf16  // a byte order mark says which; without one, big-endian (RFC 2781)
+        case "utf-16le": return .utf16LittleEndian
+        case "utf-16be": return .utf16BigEndian
+        case "utf-32": return .utf32
+        case "utf-32le": return .utf32LittleEndian
+        case "utf-32be": return .utf32BigEndian
         default: return .utf8
         }
     }

@@ -164,6 +164,25 @@ struct DefaultErrorHandlerTests {
         #expect(failure.message == "Accès refusé")
     }
 
+    /// A UTF-16 or UTF-32 body (a Windows server's) is read in the charset named, with or without
+    /// a byte order mark; `utf-16` without one is big-endian (RFC 2781).
+    @Test(arguments: [
+        ("utf-16", String.Encoding.utf16), ("UTF-16LE", .utf16LittleEndian), ("utf-16be", .utf16BigEndian),
+        ("utf-16", .utf16BigEndian), ("utf-32", .utf32), ("utf-32le", .utf32LittleEndian),
+        ("utf-32be", .utf32BigEndian),
+    ])
+    func plainTextInUTF16OrUTF32BecomesTheMessage(charset: String, encoding: String.Encoding) throws {
+        let url = try #require(URL(string: "http://example.test/items"))
+        let http = try #require(
+            HTTPURLResponse(
+                url: url, statusCode: 403, httpVersion: "HTTP/1.1",
+                headerFields: ["Content-Type": "text/plain; charset=\(charset)"]))
+        let body = try #require("Zugriff verweigert – ß".data(using: encoding))
+        let response = Response(request: URLRequest(url: url), httpResponse: http, data: body)
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.message == "Zugriff verweigert – ß")
+    }
+
     @Test func longPlainTextBodyIsNotUsedAsTheMessage() throws {
         let text = String(repeating: "x", count: 4096)
         let response = Fixtures.response(status: 500, body: text, headers: ["Content-Type": "text/plain"])
