@@ -19,7 +19,9 @@ public protocol AuthorizedConnector: SendableMetatype {
 /// Credentials an ``AuthorizedConnector`` sends.
 public enum AuthorizationToken: Hashable, Sendable {
     /// `Authorization: Bearer <token>`. An empty token (or one of spaces) fails the build with
-    /// ``InvalidRequestReason/emptyToken``, as an empty `.custom` token or `.header` value does.
+    /// ``InvalidRequestReason/emptyToken``, as an empty `.custom` token or `.header` value does;
+    /// one with a space or tab inside (a `Bearer ` of its own in front, say) with
+    /// ``InvalidRequestReason/invalidBearerToken``.
     case bearer(token: String)
     /// `Authorization: Basic <base64(username:password)>`. A username with a colon fails the
     /// build with ``InvalidRequestReason/invalidBasicUsername``: the server would split it there.

@@ -114,14 +114,44 @@ enum RequestBuilder {
         return request
     }
 
+    /// The header carrying `token`, checked for the mistakes a header check alone lets through.
+    ///
+    /// - Throws: ``InvalidRequestReason/invalidBasicUsername`` for a Basic username with a colon,
+    ///   ``InvalidRequestReason/emptyToken`` for a token with nothing in it,
+    ///   ``InvalidRequestReason/invalidBearerToken`` for a Bearer token with a space or tab inside.
+    private static func authorizationHeader(for token: AuthorizationToken) throws -> HTTPHeader {
+        switch token {
+        case .basic(let username, let password):
+            if username.utf8.contains(UInt8(ascii: ":")) {
+                throw ConnectError.invalidRequest(.invalidBasicUsername)
+            }
+            // `Basic Og==` (":"): credentials not loaded yet, as an empty bearer token is.
+            if username.isEmpty && password.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
+        case .bearer(let secret):
+            let trimmed = HTTPHeader(name: "Authorization", value: secret).trimmedValue
+            if trimmed.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
+            // RFC 6750's b64token has no space: `Bearer Bearer abc` is a token given with its
+            // scheme. (A line break makes an invalid header, which the caller reports as such.)
+            let header = HTTPHeader.authorization(bearerToken: trimmed)
+            if header.isValid, trimmed.utf8.contains(where: HTTPHeader.isWhitespace) {
+                throw ConnectError.invalidRequest(.invalidBearerToken)
+            }
+            return header
+        case .custom(let secret), .header(_, let secret):
+            if secret.utf8.allSatisfy(HTTPHeader.isWhitespace) {
+                throw ConnectError.invalidRequest(.emptyToken)
+            }
+        }
+        return token.header
+    }
+
     /// Sets `body` and the headers on `request`. Each header replaces an earlier one of the same
     /// name, in this order: the configuration's defaults, the body's `Content-Type`, the
     /// parameters' headers, the connector's, and the token's.
     ///
     /// - Throws: ``InvalidRequestReason/invalidHeader(name:)`` for the first invalid header,
     ///   ``InvalidRequestReason/reservedHeader(name:)`` for one that frames the body,
-    ///   ``InvalidRequestReason/invalidBasicUsername`` for a Basic token whose username has a colon,
-    ///   ``InvalidRequestReason/emptyToken`` for a token with nothing in it.
+    ///   and those of ``authorizationHeader(for:)`` for the token.
     @inline(never)
     private static func setBodyAndHeaders(
         of request: inout URLRequest, body: RequestBody?, defaultHeaders: [HTTPHeader],
@@ -134,21 +164,7 @@ enum RequestBuilder {
         }
         for header in parameterHeaders { headers.update(header) }
         for header in connectorHeaders { headers.update(header) }
-        if let token {
-            switch token {
-            case .basic(let username, let password):
-                if username.utf8.contains(UInt8(ascii: ":")) {
-                    throw ConnectError.invalidRequest(.invalidBasicUsername)
-                }
-                // `Basic Og==` (":"): credentials not loaded yet, as an empty bearer token is.
-                if username.isEmpty && password.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
-            case .bearer(let secret), .custom(let secret), .header(_, let secret):
-                if secret.utf8.allSatisfy(HTTPHeader.isWhitespace) {
-                    throw ConnectError.invalidRequest(.emptyToken)
-                }
-            }
-            headers.update(token.header)
-        }
+        if let token { headers.update(try authorizationHeader(for: token)) }
         for header in headers {
             guard header.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
             guard !header.isFraming else { throw ConnectError.invalidRequest(.reservedHeader(name: header.name)) }

@@ -231,6 +231,10 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
     /// go out as `Authorization: Bearer` (or `Basic Og==`) with no credentials. A call without
     /// credentials returns `nil` as its token.
     case emptyToken
+    /// The token of ``AuthorizationToken/bearer(token:)`` has a space or tab inside it, which
+    /// RFC 6750's token cannot hold: most often a token given with its own `Bearer ` in front,
+    /// which would go out as `Authorization: Bearer Bearer …`.
+    case invalidBearerToken
     /// The pieces did not form a valid URL.
     case invalidURL(String)
     /// A URL chosen after the build — by an adapter, a retrier's `.redirect(to:)` or a redirect
@@ -303,6 +307,8 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             return "a Basic authentication username must not contain ':' (RFC 7617)"
         case .emptyToken:
             return "the authorization token is empty (return nil for a call without credentials)"
+        case .invalidBearerToken:
+            return "a Bearer token must not contain a space or tab (RFC 6750): give the token alone, without 'Bearer '"
         case .invalidURL(let url):
             return "'\(DebugDescription.redactedURL(url))' is not a valid URL"
         case .unsupportedURL(let url):

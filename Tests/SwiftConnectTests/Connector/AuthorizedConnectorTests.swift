@@ -168,6 +168,25 @@ struct AuthorizedConnectorTests {
         await expectRejectedBeforeSending(connector, with: .emptyToken)
     }
 
+    /// RFC 6750's token has no space: a token given with its own scheme would go out as
+    /// `Authorization: Bearer Bearer abc`, which the server refuses as a wrong token (and a token
+    /// authenticator would take for an expired one). Spaces around it are trimmed, as a header's.
+    @Test(arguments: ["Bearer abc", "abc def", "abc\tdef", " Bearer abc "])
+    func aBearerTokenWithASpaceInsideFailsBeforeSending(token: String) async throws {
+        let connector = AuthorizedTestConnector(authorizationToken: .bearer(token: token))
+        #expect(rejectionReason(building: connector) == .invalidBearerToken)
+        await expectRejectedBeforeSending(connector, with: .invalidBearerToken)
+        #expect(
+            ConnectError.invalidRequest(.invalidBearerToken).localizedDescription.contains("without 'Bearer '"))
+    }
+
+    @Test(arguments: [" abc.def-_~+/== ", "eyJhbGciOiJIUzI1NiJ9.e30.ZRrH"])
+    func aBearerTokenIsSentTrimmed(token: String) throws {
+        let request = try AuthorizedTestConnector(authorizationToken: .bearer(token: token)).asURLRequest()
+        let expected = token.trimmingCharacters(in: .whitespaces)
+        #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer \(expected)")
+    }
+
     /// Either half of Basic credentials may be empty: an API key goes as the username with no
     /// password (Stripe's), or as the password with no username.
     @Test(arguments: [("sk_test_1", ""), ("", "key-2")])
