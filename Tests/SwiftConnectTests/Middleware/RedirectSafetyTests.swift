@@ -216,7 +216,8 @@ struct RedirectSafetyTests {
         var original = Self.original("https://api.test/form")
         let described = [
             "Content-Encoding": "gzip", "Content-Length": "17", "content-language": "de",
-            "Content-Location": "/drafts/1", "Content-Range": "bytes 0-16/17", "Content-MD5": "Q2hlY2sgSW50ZWdyaXR5IQ==",
+            "Content-Location": "/drafts/1", "Content-Range": "bytes 0-16/17",
+            "Content-MD5": "Q2hlY2sgSW50ZWdyaXR5IQ==",
             "Content-Digest": "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:",
             "Repr-Digest": "sha-256=:X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=:",
             "Digest": "sha-256=X48E9qOokqqrvdts8nOJRJN3OWDUoyWxBf7kbu9DBPE=",
