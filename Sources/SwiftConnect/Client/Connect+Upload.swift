@@ -143,7 +143,7 @@ extension Connect {
             for: connector, parameters: parameters, body: nil, defaultHeaders: defaultHeaders,
             timeout: configuration.timeoutInterval, baseURL: configuration.baseURL, cache: RequestBuildCache.shared)
         guard connector.method.allowsBody else {
-            throw ConnectError.invalidRequest(.bodyNotAllowed(method: connector.method.rawValue))
+            throw ConnectError.invalidRequest(.bodyNotAllowed(method: connector.method.sent.rawValue))
         }
         var multipart = MultipartFormData(boundary: options.boundary)
         for field in try FormFields.fields(from: parameters.body) {

@@ -205,6 +205,14 @@ struct ConnectUploadTests {
         #expect(reason == .bodyNotAllowed(method: "GET"))
     }
 
+    /// URLSession sends a lowercase `get` or `head` as `GET` or `HEAD`, so the upload is refused as
+    /// that, as `request(_:)` refuses a body on it: one error to compare against, whichever sends.
+    @Test(arguments: [("get", "GET"), ("head", "HEAD"), ("Get", "GET")])
+    func aLowercaseGetOrHeadIsRefusedAsTheMethodSent(written: String, sent: String) async {
+        let reason = await rejection(files: [], connector: connector(method: HTTPMethod(rawValue: written)))
+        #expect(reason == .bodyNotAllowed(method: sent))
+    }
+
     @Test func rawDataParameterIsASecondBody() async {
         let parameters = CompositeParameters(.path(key: "id", value: "7"), .data(Data(), contentType: "x/y"))
         let reason = await rejection(files: [], connector: connector(parameters: parameters))
