@@ -20,7 +20,9 @@ extension Future where Value == Data {
     /// ```
     ///
     /// Key path components are object keys as they appear in the JSON, or array indexes
-    /// (`items.0`). An empty body decodes only into ``Empty``; anything else fails clearly.
+    /// (`items.0`). An empty body (a `204`) decodes into ``Empty``, and into `nil` for an optional
+    /// type without a key path (`decoded(toType: Todo?.self)`); into anything else it fails with
+    /// ``ConnectError/decoding(_:)``.
     ///
     /// Decoding runs where this future completes (on the calling thread if it has completed
     /// already), before the hop to the callback queue: for the
