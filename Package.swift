@@ -16,6 +16,9 @@ let package = Package(
             dependencies: ["SwiftConnect"],
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
+        // The same examples in Swift 6 language mode, as a new project writes them: the files are
+        // links to UsageDocumentTests' own, so there is one copy to keep in step with the documents.
+        .testTarget(name: "UsageDocumentSwift6Tests", dependencies: ["SwiftConnect"]),
         // Code as an app target whose default isolation is the main actor (Xcode 26's new
         // projects) writes it: connectors without annotations, used off the main actor.
         .testTarget(

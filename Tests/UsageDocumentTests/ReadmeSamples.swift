@@ -1,4 +1,4 @@
-// The code samples of README.md, compiled in Swift 5 language mode. See UsageSamples.swift.
+// The code samples of README.md, compiled in Swift 5 and Swift 6 language modes. See UsageSamples.swift.
 import Foundation
 import SwiftConnect
 

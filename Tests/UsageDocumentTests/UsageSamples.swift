@@ -1,5 +1,6 @@
 // The code samples of Usage.md, in the order they appear there, compiled in Swift 5 language mode
-// as the usage document's readers write them. `DocumentationTests` checks that every ```swift block
+// as the usage document's readers write them, and in Swift 6 language mode as a new project does
+// (UsageDocumentSwift6Tests compiles this file through a link). `DocumentationTests` checks that every ```swift block
 // of Usage.md and README.md appears here, so the documents cannot drift from code that builds.
 import Foundation
 import SwiftConnect

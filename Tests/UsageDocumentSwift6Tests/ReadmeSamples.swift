@@ -1,0 +1,1 @@
+../UsageDocumentTests/ReadmeSamples.swift
