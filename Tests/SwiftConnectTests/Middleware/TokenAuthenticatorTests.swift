@@ -907,3 +907,59 @@ struct TokenAuthenticatorTests {
         #expect(!AccessToken("forever").isExpired(at: .distantFuture, leeway: 1000))
     }
 }
+
+/// The three pieces of a real client together on one `Connect`, as Usage.md composes them: an
+/// error handler of the API's own, a retry policy and a token authenticator.
+@Suite("TokenAuthenticator: with an error handler and a retry policy", timeLimit(minutes: 1))
+struct TokenAuthenticatorWithErrorHandlerAndRetriesTests {
+    struct APIError: Error, Equatable {
+        let code: String
+        let status: Int
+    }
+
+    /// Turns `{"code": …}` bodies into ``APIError``.
+    struct APIErrorHandler: ErrorHandlerProtocol {
+        func handle(response: [String: Any]) -> Error? { nil }
+
+        func handle(response: [String: Any], statusCode: Int) -> Error? {
+            (response["code"] as? String).map { APIError(code: $0, status: statusCode) }
+        }
+    }
+
+    @Test func a401RefreshesOnceA503IsRetriedAndTheHandlersErrorArrivesLast() async throws {
+        let refreshes = Fixtures.Counter()
+        let authenticator = TokenAuthenticator(token: AccessToken("old")) { _ in
+            refreshes.increment()
+            return AccessToken("new")
+        }
+        let sent = Fixtures.Recorder<String>()
+        let transport = StubTransport { request in
+            let path = request.url?.path ?? ""
+            let authorization = request.value(forHTTPHeaderField: "Authorization") ?? "-"
+            sent.append("\(path) \(authorization)")
+            guard authorization == "Bearer new" else {
+                return StubTransport.Reply(statusCode: 401, body: Data(#"{"code":"expired"}"#.utf8))
+            }
+            if path == "/busy" { return StubTransport.Reply(statusCode: 503, body: Data(#"{"code":"down"}"#.utf8)) }
+            return StubTransport.Reply(statusCode: 200, body: Data(#"{"id":1}"#.utf8))
+        }
+        let sleep = Middleware.RecordingSleep()
+        let connect = Middleware.connect(
+            transport: transport,
+            middleware: ConnectMiddleware([
+                authenticator, ConnectMiddleware(retriers: [RetryPolicy(maximumAttempts: 3)]),
+            ]),
+            errorHandler: APIErrorHandler(), sleep: sleep)
+
+        let body = try await connect.request(Middleware.Call(endpoint: "/ok")).value
+        #expect(body == Data(#"{"id":1}"#.utf8))
+        #expect(refreshes.value == 1)
+        #expect(sent.values == ["/ok Bearer old", "/ok Bearer new"])
+
+        let busy = await connect.request(Middleware.Call(endpoint: "/busy")).asyncResult
+        #expect(busy.failureValue as? APIError == APIError(code: "down", status: 503))
+        #expect(sent.values.dropFirst(2) == ["/busy Bearer new", "/busy Bearer new", "/busy Bearer new"])
+        #expect(sleep.delays.count == 2)
+        #expect(refreshes.value == 1)
+    }
+}
