@@ -164,23 +164,46 @@ struct DefaultErrorHandlerTests {
         #expect(failure.message == "Accès refusé")
     }
 
+    /// How a test writes a text in UTF-16 or UTF-32, byte by byte (`String.data(using:)` resolves
+    /// to an overload newer than the package's Apple deployment targets here).
+    enum WideText: Sendable {
+        case utf16LittleEndianWithMark, utf16LittleEndian, utf16BigEndian
+        case utf32LittleEndianWithMark, utf32LittleEndian, utf32BigEndian
+
+        func bytes(of text: String) -> Data {
+            func littleEndian<T: FixedWidthInteger>(_ unit: T) -> [UInt8] {
+                (0..<(T.bitWidth / 8)).map { UInt8(truncatingIfNeeded: unit >> ($0 * 8)) }
+            }
+            let utf16 = Array(text.utf16)
+            let utf32 = text.unicodeScalars.map(\.value)
+            switch self {
+            case .utf16LittleEndianWithMark: return Data([0xFF, 0xFE] + utf16.flatMap(littleEndian))
+            case .utf16LittleEndian: return Data(utf16.flatMap(littleEndian))
+            case .utf16BigEndian: return Data(utf16.flatMap { littleEndian($0).reversed() })
+            case .utf32LittleEndianWithMark: return Data([0xFF, 0xFE, 0, 0] + utf32.flatMap(littleEndian))
+            case .utf32LittleEndian: return Data(utf32.flatMap(littleEndian))
+            case .utf32BigEndian: return Data(utf32.flatMap { littleEndian($0).reversed() })
+            }
+        }
+    }
+
     /// A UTF-16 or UTF-32 body (a Windows server's) is read in the charset named, with or without
     /// a byte order mark; `utf-16` without one is big-endian (RFC 2781).
     @Test(arguments: [
-        ("utf-16", String.Encoding.utf16), ("UTF-16LE", .utf16LittleEndian), ("utf-16be", .utf16BigEndian),
-        ("utf-16", .utf16BigEndian), ("utf-32", .utf32), ("utf-32le", .utf32LittleEndian),
-        ("utf-32be", .utf32BigEndian),
+        ("utf-16", WideText.utf16LittleEndianWithMark), ("UTF-16LE", .utf16LittleEndian),
+        ("utf-16be", .utf16BigEndian), ("utf-16", .utf16BigEndian), ("utf-32", .utf32LittleEndianWithMark),
+        ("utf-32le", .utf32LittleEndian), ("utf-32be", .utf32BigEndian),
     ])
-    func plainTextInUTF16OrUTF32BecomesTheMessage(charset: String, encoding: String.Encoding) throws {
+    func plainTextInUTF16OrUTF32BecomesTheMessage(charset: String, text: WideText) throws {
         let url = try #require(URL(string: "http://example.test/items"))
         let http = try #require(
             HTTPURLResponse(
                 url: url, statusCode: 403, httpVersion: "HTTP/1.1",
                 headerFields: ["Content-Type": "text/plain; charset=\(charset)"]))
-        let body = try #require("Zugriff verweigert – ß".data(using: encoding))
+        let body = text.bytes(of: "Zugriff verweigert – ß 🔒")
         let response = Response(request: URLRequest(url: url), httpResponse: http, data: body)
         let failure = try #require(unacceptable(handler.handle(response)))
-        #expect(failure.message == "Zugriff verweigert – ß")
+        #expect(failure.message == "Zugriff verweigert – ß 🔒")
     }
 
     @Test func longPlainTextBodyIsNotUsedAsTheMessage() throws {
