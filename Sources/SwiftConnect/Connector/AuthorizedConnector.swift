@@ -33,10 +33,12 @@ public enum AuthorizationToken: Hashable, Sendable {
     /// A header of the API's own, e.g. `X-API-Key: <value>`.
     case header(name: String, value: String)
 
-    /// The header carrying these credentials.
+    /// The header carrying these credentials, as a request sends it (a bearer token without the
+    /// spaces around it).
     public var header: HTTPHeader {
         switch self {
-        case .bearer(let token): return .authorization(bearerToken: token)
+        case .bearer(let token):
+            return .authorization(bearerToken: HTTPHeader(name: "Authorization", value: token).trimmedValue)
         case .basic(let username, let password): return .authorization(username: username, password: password)
         case .custom(let token): return .authorization(token)
         case .header(let name, let value): return HTTPHeader(name: name, value: value)

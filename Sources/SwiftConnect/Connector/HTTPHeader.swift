@@ -105,6 +105,24 @@ extension HTTPHeader {
         authorization("Bearer \(bearerToken)")
     }
 
+    /// `Authorization: Bearer token`, the token without the spaces around it, checked as a build
+    /// checks ``AuthorizationToken/bearer(token:)``.
+    ///
+    /// - Throws: ``InvalidRequestReason/emptyToken`` for a token of nothing or spaces,
+    ///   ``InvalidRequestReason/invalidBearerToken`` for one with a space or tab inside (RFC 6750's
+    ///   b64token has none: most often a token given with its own `Bearer `). A token with a line
+    ///   break or another control character gives a header that is not ``isValid``, for the caller
+    ///   to report as such.
+    static func checkedBearer(_ token: String) throws -> HTTPHeader {
+        let trimmed = HTTPHeader(name: "Authorization", value: token).trimmedValue
+        if trimmed.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
+        let header = authorization(bearerToken: trimmed)
+        if header.isValid, trimmed.utf8.contains(where: isWhitespace) {
+            throw ConnectError.invalidRequest(.invalidBearerToken)
+        }
+        return header
+    }
+
     /// `Authorization: Basic base64(username:password)`. The username must not contain a colon
     /// (RFC 7617: the server splits at the first one); ``AuthorizationToken/basic(username:password:)``
     /// checks that when a request is built.

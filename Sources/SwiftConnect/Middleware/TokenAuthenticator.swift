@@ -146,22 +146,41 @@ public final class TokenAuthenticator: ConnectMiddlewareProtocol {
     /// before this one) are replaced. Called outside a `Connect` (directly, in a test), it sets the
     /// header whatever the request carries.
     ///
+    /// A token in an `Authorization: Bearer` header (the default) is sent without the spaces around
+    /// it, and checked as ``AuthorizationToken/bearer(token:)`` is.
+    ///
     /// - Throws: ``ConnectError/invalidRequest(_:)`` with ``InvalidRequestReason/invalidHeader(name:)``
-    ///   for a token with CR, LF or another control character, which the header cannot carry.
+    ///   for a token with CR, LF or another control character, which the header cannot carry; for a
+    ///   bearer token, ``InvalidRequestReason/emptyToken`` if it is empty and
+    ///   ``InvalidRequestReason/invalidBearerToken`` if it has a space or tab inside (a `Bearer ` of
+    ///   its own, say).
     public func adapt(_ request: URLRequest) async throws -> URLRequest {
         if ConnectorHeaders.names.contains(headerName) { return request }
         let token = try await store.validToken(leeway: leeway)
         var request = request
-        let header = header(token)
         // A token comes from a server's reply; `setValue` would drop one with CR or LF silently.
         // Refused, it is refreshed before the next request rather than refused again and again
         // (nothing is sent, so no `401` would ever ask for a refresh).
-        guard header.isValid else {
+        let header: HTTPHeader
+        do {
+            header = try Self.checked(self.header(token))
+        } catch {
             await store.discard(token)
-            throw ConnectError.invalidRequest(.invalidHeader(name: header.name))
+            throw error
         }
         request.setValue(header.value, forHTTPHeaderField: header.name)
         return request
+    }
+
+    /// `header`, refused if it cannot be sent; a bearer token in it is checked and trimmed as a
+    /// build does ``AuthorizationToken/bearer(token:)``'s.
+    private static func checked(_ header: HTTPHeader) throws -> HTTPHeader {
+        var checked = header
+        if HTTPHeaders.namesMatch(header.name, "Authorization"), header.value.hasPrefix("Bearer ") {
+            checked = try HTTPHeader.checkedBearer(String(header.value.dropFirst("Bearer ".count)))
+        }
+        guard checked.isValid else { throw ConnectError.invalidRequest(.invalidHeader(name: header.name)) }
+        return checked
     }
 
     /// On a `401`, refreshes (once for all requests rejected with the same token) and retries.

@@ -128,15 +128,7 @@ enum RequestBuilder {
             // `Basic Og==` (":"): credentials not loaded yet, as an empty bearer token is.
             if username.isEmpty && password.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
         case .bearer(let secret):
-            let trimmed = HTTPHeader(name: "Authorization", value: secret).trimmedValue
-            if trimmed.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
-            // RFC 6750's b64token has no space: `Bearer Bearer abc` is a token given with its
-            // scheme. (A line break makes an invalid header, which the caller reports as such.)
-            let header = HTTPHeader.authorization(bearerToken: trimmed)
-            if header.isValid, trimmed.utf8.contains(where: HTTPHeader.isWhitespace) {
-                throw ConnectError.invalidRequest(.invalidBearerToken)
-            }
-            return header
+            return try HTTPHeader.checkedBearer(secret)
         case .custom(let secret), .header(_, let secret):
             if secret.utf8.allSatisfy(HTTPHeader.isWhitespace) {
                 throw ConnectError.invalidRequest(.emptyToken)

@@ -185,6 +185,7 @@ struct AuthorizedConnectorTests {
         let request = try AuthorizedTestConnector(authorizationToken: .bearer(token: token)).asURLRequest()
         let expected = token.trimmingCharacters(in: .whitespaces)
         #expect(request.value(forHTTPHeaderField: "Authorization") == "Bearer \(expected)")
+        #expect(AuthorizationToken.bearer(token: token).header.value == "Bearer \(expected)")
     }
 
     /// Either half of Basic credentials may be empty: an API key goes as the username with no

@@ -147,6 +147,41 @@ struct TokenAuthenticatorInvalidTokenTests {
         #expect(invalidRequestReason(of: result) == .invalidHeader(name: "Authorization"))
         #expect(transport.requests.map(authorization) == ["Bearer old"])
     }
+
+    /// As `AuthorizationToken.bearer` is checked: a token that carries its own `Bearer ` would go
+    /// out as `Bearer Bearer abc`, be refused with a `401`, and be refreshed for nothing. It is
+    /// refused before sending, and the next request refreshes it.
+    @Test func aTokenWithASpaceInsideFailsTheRequestAndIsRefreshedNextTime() async throws {
+        let transport = server(accepting: "fresh")
+        let refresher = CountingRefresher { _ in AccessToken("fresh") }
+        let authenticator = TokenAuthenticator(token: AccessToken("Bearer abc"), refresher: refresher)
+        let connect = Middleware.connect(transport: transport, middleware: authenticator)
+        let first = await connect.request(Middleware.Call()).asyncResult
+        #expect(invalidRequestReason(of: first) == .invalidBearerToken)
+        #expect(transport.requests.isEmpty)
+        _ = try await connect.request(Middleware.Call()).value
+        #expect(refresher.replaced.values == [AccessToken("Bearer abc")])
+        #expect(transport.requests.map(authorization) == ["Bearer fresh"])
+    }
+
+    @Test func aTokenIsSentWithoutTheSpacesAroundIt() async throws {
+        let transport = server(accepting: "abc")
+        let authenticator = TokenAuthenticator(token: AccessToken(" abc\t")) { _ in AccessToken("x") }
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).value
+        #expect(transport.requests.map(authorization) == ["Bearer abc"])
+    }
+
+    /// A header of the API's own carries the token as given: only a bearer token has RFC 6750's rules.
+    @Test func aTokenInAHeaderOfItsOwnIsNotCheckedAsABearerToken() async throws {
+        let transport = RecordingTransport { _ in Fixtures.json(#"{"ok":true}"#) }
+        let authenticator = TokenAuthenticator(
+            token: AccessToken("key with spaces"), header: { HTTPHeader(name: "X-API-Key", value: $0.value) }
+        ) { _ in AccessToken("x") }
+        _ = try await Middleware.connect(transport: transport, middleware: authenticator)
+            .request(Middleware.Call()).value
+        #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["key with spaces"])
+    }
 }
 
 // MARK: - The closure form
