@@ -175,9 +175,10 @@ struct TokenAuthenticatorInvalidTokenTests {
     /// A header of the API's own carries the token as given: only a bearer token has RFC 6750's rules.
     @Test func aTokenInAHeaderOfItsOwnIsNotCheckedAsABearerToken() async throws {
         let transport = RecordingTransport { _ in Fixtures.json(#"{"ok":true}"#) }
-        let authenticator = TokenAuthenticator(
-            token: AccessToken("key with spaces"), header: { HTTPHeader(name: "X-API-Key", value: $0.value) }
-        ) { _ in AccessToken("x") }
+        let apiKey: @Sendable (AccessToken) -> HTTPHeader = { HTTPHeader(name: "X-API-Key", value: $0.value) }
+        let authenticator = TokenAuthenticator(token: AccessToken("key with spaces"), header: apiKey) { _ in
+            AccessToken("x")
+        }
         _ = try await Middleware.connect(transport: transport, middleware: authenticator)
             .request(Middleware.Call()).value
         #expect(transport.requests.map { $0.value(forHTTPHeaderField: "X-API-Key") } == ["key with spaces"])
