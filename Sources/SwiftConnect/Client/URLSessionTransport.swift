@@ -365,24 +365,31 @@ final class SessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendab
             guard let response = record.response else { return .failure(URLError(.userAuthenticationRequired)) }
             return .success((record.data, response))
         }
-        if let error { return .failure(classified(error)) }
+        if let error { return .failure(classified(error, response: record.response, received: record.data.count)) }
         guard let response = record.response else { return .failure(ConnectError.invalidResponse) }
         return .success((record.data, response))
     }
 
     /// `error`, with a connection lost in the middle of a response's body called what it is.
     ///
-    /// FoundationNetworking reports that as `URLError(.unknown)`, with libcurl's text: "transfer
-    /// closed with 93 bytes remaining to read" (a `Content-Length` not reached), "transfer closed
-    /// with outstanding read data remaining" (a chunked body without its last chunk). Apple's
-    /// URLSession reports `.networkConnectionLost`, which ``RetryPolicy`` retries; so it is that
-    /// here too, with the same text and the original error as its `NSUnderlyingError`.
-    static func classified(_ error: any Error) -> any Error {
+    /// FoundationNetworking reports that as `URLError(.unknown)` with libcurl's text, which is all
+    /// it keeps of libcurl's error: "transfer closed with 93 bytes remaining to read" or "…with
+    /// outstanding read data remaining" (a chunked body without its last chunk) from libcurl 7,
+    /// "end of response with 93 bytes missing" from libcurl 8. Apple's URLSession reports
+    /// `.networkConnectionLost`, which ``RetryPolicy`` retries; so it is that here too when the text
+    /// says so, or when fewer bytes came than the response's `Content-Length` (and no
+    /// `Content-Encoding` makes the two differ), whatever the text. The error keeps its `userInfo`:
+    /// libcurl's text and FoundationNetworking's underlying error.
+    static func classified(_ error: any Error, response: HTTPURLResponse?, received: Int) -> any Error {
         #if canImport(FoundationNetworking)
-            guard let urlError = error as? URLError, urlError.code == .unknown,
-                let text = urlError.userInfo[NSLocalizedDescriptionKey] as? String,
-                text.hasPrefix("transfer closed with ")
-            else { return error }
+            guard let urlError = error as? URLError, urlError.code == .unknown else { return error }
+            let text = urlError.userInfo[NSLocalizedDescriptionKey] as? String ?? ""
+            let saysCut = text.hasPrefix("transfer closed with ") || text.hasPrefix("end of response with ")
+            let cutShort =
+                response.map {
+                    $0.expectedContentLength > received && $0.value(forHTTPHeaderField: "Content-Encoding") == nil
+                } ?? false
+            guard saysCut || cutShort else { return error }
             return URLError(.networkConnectionLost, userInfo: urlError.userInfo)
         #else
             return error

@@ -512,3 +512,57 @@ struct SessionTaskSlotTests {
         cancelling.release.signal()
     }
 }
+
+#if canImport(FoundationNetworking)
+    /// FoundationNetworking calls a connection lost in the middle of a body `.unknown`, with only
+    /// libcurl's text to tell it apart; Apple's URLSession calls it `.networkConnectionLost`.
+    @Suite("URLSessionTransport: a body cut short")
+    struct BodyCutShortTests {
+        private static let url = URL(string: "http://127.0.0.1:9/items")!
+
+        private static func unknown(_ text: String) -> URLError {
+            URLError(.unknown, userInfo: [NSLocalizedDescriptionKey: text])
+        }
+
+        private static func response(_ headers: [String: String]) -> HTTPURLResponse? {
+            HTTPURLResponse(url: url, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: headers)
+        }
+
+        private static func code(_ error: any Error) -> URLError.Code? { (error as? URLError)?.code }
+
+        /// libcurl 7's words (a `Content-Length` not reached, a chunked body without its last
+        /// chunk) and libcurl 8's, with or without a response to compare with.
+        @Test(arguments: [
+            "transfer closed with 93 bytes remaining to read", "transfer closed with outstanding read data remaining",
+            "end of response with 93 bytes missing",
+        ])
+        func libcurlsWordsForACutBodyAreALostConnection(text: String) {
+            let classified = SessionDelegate.classified(Self.unknown(text), response: nil, received: 0)
+            #expect(Self.code(classified) == .networkConnectionLost)
+            #expect(classified.localizedDescription == text)
+        }
+
+        /// Whatever libcurl says, fewer bytes than the `Content-Length` is a body cut short.
+        @Test func fewerBytesThanTheContentLengthIsALostConnectionWhateverTheText() {
+            let response = Self.response(["Content-Length": "100"])
+            let classified = SessionDelegate.classified(
+                Self.unknown("some future wording"), response: response, received: 7)
+            #expect(Self.code(classified) == .networkConnectionLost)
+        }
+
+        /// Other failures keep their code: an unknown error with the whole body (or a compressed
+        /// body, whose length is not what was received), and every error of another code.
+        @Test func otherFailuresAreLeftAsTheyAre() {
+            let whole = Self.response(["Content-Length": "7"])
+            #expect(
+                Self.code(SessionDelegate.classified(Self.unknown("other"), response: whole, received: 7)) == .unknown)
+            let compressed = Self.response(["Content-Length": "100", "Content-Encoding": "gzip"])
+            let inflating = Self.unknown("Error while processing content unencoding: invalid stored block lengths")
+            #expect(Self.code(SessionDelegate.classified(inflating, response: compressed, received: 7)) == .unknown)
+            #expect(
+                Self.code(SessionDelegate.classified(Self.unknown("other"), response: nil, received: 0)) == .unknown)
+            let timeout = URLError(.timedOut, userInfo: [NSLocalizedDescriptionKey: "transfer closed with 3 bytes"])
+            #expect(Self.code(SessionDelegate.classified(timeout, response: nil, received: 0)) == .timedOut)
+        }
+    }
+#endif
