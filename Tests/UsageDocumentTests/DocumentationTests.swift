@@ -38,6 +38,18 @@ struct DocumentationTests {
             .joined(separator: "\n")
     }
 
+    /// UsageDocumentSwift6Tests compiles these same files in Swift 6 mode through links to them: a
+    /// copy would drift. (A checkout without symbolic links — `core.symlinks=false` — leaves text
+    /// files that do not compile: clone with links.)
+    @Test(arguments: ["UsageSamples.swift", "ReadmeSamples.swift"])
+    func theSwift6TargetCompilesTheseVerySamples(file: String) throws {
+        let original = Self.testsDirectory.appendingPathComponent(file)
+        let linked = Self.repositoryRoot.appendingPathComponent("Tests/UsageDocumentSwift6Tests/\(file)")
+        let destination = try FileManager.default.destinationOfSymbolicLink(atPath: linked.path)
+        #expect(destination == "../UsageDocumentTests/\(file)", "\(linked.path) must be a link to \(original.path)")
+        #expect(try Data(contentsOf: linked) == Data(contentsOf: original))
+    }
+
     @Test(arguments: ["README.md", "Usage.md", "Sources/SwiftConnect/SwiftConnect.docc/SwiftConnect.md"])
     func everySwiftSampleIsCompiledByThisTarget(document: String) throws {
         let sources = try FileManager.default.contentsOfDirectory(atPath: Self.testsDirectory.path)
