@@ -37,8 +37,7 @@ public enum AuthorizationToken: Hashable, Sendable {
     /// spaces around it).
     public var header: HTTPHeader {
         switch self {
-        case .bearer(let token):
-            return .authorization(bearerToken: HTTPHeader(name: "Authorization", value: token).trimmedValue)
+        case .bearer(let token): return .authorization(bearerToken: HTTPHeader.trimmed(token))
         case .basic(let username, let password): return .authorization(username: username, password: password)
         case .custom(let token): return .authorization(token)
         case .header(let name, let value): return HTTPHeader(name: name, value: value)

@@ -48,14 +48,17 @@ public struct HTTPHeader: Hashable, Sendable, CustomStringConvertible {
     /// The value without the spaces and tabs around it (RFC 9110 §5.5: they are not part of a
     /// field value). libcurl takes `Name: ` as "remove this header", so a value of spaces alone
     /// would silently drop the header, and with it URLSession's own `Accept` or `User-Agent`.
-    var trimmedValue: String {
-        let utf8 = value.utf8
-        guard let first = utf8.first, let last = utf8.last, Self.isWhitespace(first) || Self.isWhitespace(last) else {
-            return value
+    var trimmedValue: String { Self.trimmed(value) }
+
+    /// `text` without the spaces and tabs around it, as ``trimmedValue`` trims a value.
+    static func trimmed(_ text: String) -> String {
+        let utf8 = text.utf8
+        guard let first = utf8.first, let last = utf8.last, isWhitespace(first) || isWhitespace(last) else {
+            return text
         }
-        let start = utf8.firstIndex { !Self.isWhitespace($0) } ?? utf8.endIndex
-        let end = utf8.lastIndex { !Self.isWhitespace($0) }.map(utf8.index(after:)) ?? start
-        return start < end ? String(value[start..<end]) : ""
+        let start = utf8.firstIndex { !isWhitespace($0) } ?? utf8.endIndex
+        let end = utf8.lastIndex { !isWhitespace($0) }.map(utf8.index(after:)) ?? start
+        return start < end ? String(text[start..<end]) : ""
     }
 
     /// Whether `byte` is whitespace around a field value: a space or a tab (RFC 9110 §5.6.3).
@@ -114,10 +117,10 @@ extension HTTPHeader {
     ///   break or another control character gives a header that is not ``isValid``, for the caller
     ///   to report as such.
     static func checkedBearer(_ token: String) throws -> HTTPHeader {
-        let trimmed = HTTPHeader(name: "Authorization", value: token).trimmedValue
-        if trimmed.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
-        let header = authorization(bearerToken: trimmed)
-        if header.isValid, trimmed.utf8.contains(where: isWhitespace) {
+        let bare = trimmed(token)
+        if bare.isEmpty { throw ConnectError.invalidRequest(.emptyToken) }
+        let header = authorization(bearerToken: bare)
+        if header.isValid, bare.utf8.contains(where: isWhitespace) {
             throw ConnectError.invalidRequest(.invalidBearerToken)
         }
         return header
