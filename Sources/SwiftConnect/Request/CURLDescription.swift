@@ -20,11 +20,13 @@ enum DebugDescription {
     /// whose last word is `verifier` (`code_verifier`, `oauth_verifier`), `assertion`
     /// (`client_assertion`, but not `client_assertion_type`), `passcode`, `otp` (`X-OTP`, but not
     /// `otp_enabled`), `pin` (`user_pin`, but not `pin_code`) or `sig` (a signed URL's `?sig=`),
-    /// `jwt` (`X-JWT`, but not `jwt_alg`) or `bearer`.
+    /// `jwt` (`X-JWT`, but not `jwt_alg`) or `bearer`. Never the names of ``publicHeaders``
+    /// (unless among `credentialHeaders`).
     static func isSensitive(name: String, credentialHeaders: Set<String> = [], inURL: Bool = false) -> Bool {
         let lower = name.lowercased()
         if ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains(lower) { return true }
         if !credentialHeaders.isEmpty, credentialHeaders.contains(lower) { return true }
+        if publicHeaders.contains(lower) { return false }
         if ["token", "secret", "password", "passwd", "api_key", "apikey", "api-key", "signature", "session"]
             .contains(where: { lower.contains($0) })
         {
@@ -42,6 +44,14 @@ enum DebugDescription {
                 || word.hasPrefix("authoriz")
         }
     }
+
+    /// Headers whose names look secret but whose values are not, and are what a 401 or a refused
+    /// cross-origin request is debugged with: a server's challenge (`WWW-Authenticate: Bearer
+    /// error="invalid_token", error_description="The access token expired"`, RFC 6750 §3, and its
+    /// proxy's twin), and CORS's `Access-Control-Allow-Credentials: true`.
+    static let publicHeaders: Set<String> = [
+        "www-authenticate", "proxy-authenticate", "access-control-allow-credentials",
+    ]
 
     /// Whether the field whose ``fieldKey(_:)`` is `key`, among fields whose keys are `siblings`,
     /// holds an OAuth authorization code: a `code` beside one of ``authorizationCodeSiblings`` —

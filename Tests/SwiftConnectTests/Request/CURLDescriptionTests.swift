@@ -263,6 +263,32 @@ struct CURLDescriptionTests {
         #expect(DebugDescription.shownValue(of: quotedRefresh) == "0;URL='https://h.test/?token=<redacted>'")
     }
 
+    /// A 401 is debugged with its challenge: `WWW-Authenticate` (RFC 6750's `error` and
+    /// `error_description`), its proxy's twin and CORS's `Access-Control-Allow-Credentials` look
+    /// secret by name (`authenticat…`, `credentials`) but carry no secret, and are shown. The
+    /// request's credential headers and a header named as a connector's token stay redacted.
+    @Test func challengeHeadersAreShown() {
+        let challenge = #"Bearer realm="api", error="invalid_token", error_description="The access token expired""#
+        let response = PipelineFixtures.response(
+            status: 401,
+            headers: [
+                "WWW-Authenticate": challenge,
+                "Proxy-Authenticate": #"Basic realm="proxy""#,
+                "Access-Control-Allow-Credentials": "true",
+                "Set-Cookie": "sid=COOKIESECRET",
+                "X-Auth-Token": "HEADERSECRET",
+            ])
+        let text = DebugDescription.response(response, elapsed: 0)
+        #expect(text.contains("\nWWW-Authenticate: \(challenge)"), "\(text)")
+        #expect(text.contains(#"Proxy-Authenticate: Basic realm="proxy""#), "\(text)")
+        #expect(text.contains("Access-Control-Allow-Credentials: true"), "\(text)")
+        for secret in ["COOKIESECRET", "HEADERSECRET"] {
+            #expect(!text.contains(secret), "\(secret) in \(text)")
+        }
+        #expect(DebugDescription.isSensitive(name: "www-authenticate", credentialHeaders: ["www-authenticate"]))
+        #expect(DebugDescription.isSensitive(name: "X-Authentication-Token"))
+    }
+
     /// An OAuth implicit grant returns its token in the callback URL's fragment
     /// (`#access_token=…`, RFC 6749 §4.2.2), not in its query: the redirect's `Location`, the next
     /// hop's cURL line and `ConnectError.tooManyRedirects` hide it as they hide a query's. A
