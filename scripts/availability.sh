@@ -4,6 +4,11 @@
 # Builds here are Linux builds, whose compiler checks no Apple availability; without this, such a
 # use would first fail on a user's Mac. See scripts/availability.py for how it is found.
 #
+# Second, it checks that the library needs no `Sendable` conformance Apple gives only on later
+# systems: Apple's `JSONEncoder` and `JSONDecoder` are `Sendable` from macOS 13 and iOS 16 on, where
+# Linux's always are. The library's sources are type-checked with stand-ins of the two that are not
+# `Sendable`, as Apple's compiler sees them for the deployment targets.
+#
 # Its blind spots:
 # - FoundationNetworking and the parts of Foundation that come from swift-corelibs-foundation
 #   (URLSession, FileHandle, streams, …) carry almost no Apple availability on Linux, so their
@@ -79,3 +84,61 @@ dump MainActorDefaultTests 6 -default-isolation MainActor -I "$MODULES" \
 python3 scripts/availability.py Package.swift "$WORK/graphs" \
     "$WORK/SwiftConnect.json" "$WORK/SwiftConnectTests.json" "$WORK/UsageDocumentTests.json" \
     "$WORK/MainActorDefaultTests.json"
+
+# Second, the coders' `Sendable`: the library type-checked with stand-ins for JSONEncoder and
+# JSONDecoder that are not `Sendable` (a type of the module shadows Foundation's), as on Apple
+# platforms before macOS 13 and iOS 16. First the stand-ins must still be what the check relies
+# on: a `Sendable` type storing one is an error.
+cat >"$WORK/Coders.swift" <<'SWIFT'
+import Foundation
+
+/// Not `Sendable`, as Apple's `JSONDecoder` before macOS 13 and iOS 16.
+open class JSONDecoder {
+    public typealias DateDecodingStrategy = Foundation.JSONDecoder.DateDecodingStrategy
+    public typealias KeyDecodingStrategy = Foundation.JSONDecoder.KeyDecodingStrategy
+    let base = Foundation.JSONDecoder()
+    public init() {}
+    open func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T { try base.decode(type, from: data) }
+    open var keyDecodingStrategy: KeyDecodingStrategy {
+        get { base.keyDecodingStrategy }
+        set { base.keyDecodingStrategy = newValue }
+    }
+    open var dateDecodingStrategy: DateDecodingStrategy {
+        get { base.dateDecodingStrategy }
+        set { base.dateDecodingStrategy = newValue }
+    }
+}
+
+/// Not `Sendable`, as Apple's `JSONEncoder` before macOS 13 and iOS 16.
+open class JSONEncoder {
+    let base = Foundation.JSONEncoder()
+    public init() {}
+    open func encode<T: Encodable>(_ value: T) throws -> Data { try base.encode(value) }
+    open var outputFormatting: Foundation.JSONEncoder.OutputFormatting {
+        get { base.outputFormatting }
+        set { base.outputFormatting = newValue }
+    }
+}
+SWIFT
+typecheck() { # output file, then the files
+    local output="$1"
+    shift
+    swiftc -typecheck -module-name SwiftConnect -swift-version 6 -parse-as-library -DSWIFT_PACKAGE \
+        -j "$(nproc)" -enable-batch-mode "$WORK/Coders.swift" "$@" >"$output" 2>&1
+}
+cat >"$WORK/CodersCanary.swift" <<'SWIFT'
+struct Canary: Sendable { let decoder: JSONDecoder }
+SWIFT
+if typecheck "$WORK/coders-canary.txt" "$WORK/CodersCanary.swift" ||
+    ! grep -q "non-Sendable type 'JSONDecoder'" "$WORK/coders-canary.txt"; then
+    echo "availability: a Sendable type storing the JSONDecoder stand-in is no longer an error; the output was:"
+    cat "$WORK/coders-canary.txt"
+    exit 1
+fi
+if ! typecheck "$WORK/coders.txt" $(find Sources/SwiftConnect -name '*.swift' | sort); then
+    echo "availability: the library needs JSONEncoder or JSONDecoder to be Sendable, which Apple's are only"
+    echo "from macOS 13, iOS 16, tvOS 16 and watchOS 9 on: hold them in a SendableCoder. The compiler said:"
+    grep -E 'error:' "$WORK/coders.txt" | sort -u | head -20
+    exit 1
+fi
+echo "availability: the library needs no Sendable JSONEncoder or JSONDecoder"

@@ -169,7 +169,8 @@ public final class Connect: Sendable {
             validators: connector.validators ?? configuration.validators,
             redirectPolicy: connector.redirectPolicy ?? configuration.redirectPolicy, sleep: configuration.sleep,
             credentialHeaders: credentialHeaders, connectorHeaderNames: connectorHeaderNames,
-            jsonDecoder: connector.jsonDecoder ?? configuration.jsonDecoder, directTransport: directTransport)
+            decoder: SendableCoder(connector.jsonDecoder ?? configuration.jsonDecoder),
+            directTransport: directTransport)
     }
 
     /// Builds the `URLRequest` `connector` describes, with the connector's encoder or this

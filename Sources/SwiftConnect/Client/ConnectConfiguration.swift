@@ -33,9 +33,18 @@ public struct ConnectConfiguration: Sendable {
     public var callbackQueue: DispatchQueue
     /// Encodes `Parameter.jsonObject` bodies, unless the connector has an encoder of its own
     /// (``Connector/jsonEncoder``).
-    public var jsonEncoder: JSONEncoder
+    public var jsonEncoder: JSONEncoder {
+        get { encoder.coder }
+        set { encoder = SendableCoder(newValue) }
+    }
     /// Decodes bodies in `decoded(toType:)` when no decoder is passed.
-    public var jsonDecoder: JSONDecoder
+    public var jsonDecoder: JSONDecoder {
+        get { decoder.coder }
+        set { decoder = SendableCoder(newValue) }
+    }
+    // Boxed: Apple's Foundation makes the coders `Sendable` only from macOS 13 and iOS 16.
+    private var encoder: SendableCoder<JSONEncoder>
+    private var decoder: SendableCoder<JSONDecoder>
     /// Headers sent with every request unless the connector sets one of the same name.
     public var defaultHeaders: [HTTPHeader]
     /// The timeout for requests whose connector has none; `nil` keeps the session's (60 s).
@@ -93,8 +102,8 @@ public struct ConnectConfiguration: Sendable {
         self.sessionConfiguration = sessionConfiguration
         self.baseURL = baseURL
         self.callbackQueue = callbackQueue
-        self.jsonEncoder = jsonEncoder
-        self.jsonDecoder = jsonDecoder
+        encoder = SendableCoder(jsonEncoder)
+        decoder = SendableCoder(jsonDecoder)
         self.defaultHeaders = defaultHeaders
         self.timeoutInterval = timeoutInterval
         self.logger = logger

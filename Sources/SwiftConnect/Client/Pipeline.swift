@@ -28,7 +28,10 @@ struct Pipeline: Sendable {
     /// The configuration's decoder, for validators and error handlers that decode
     /// (``ResponseValidator/basicResponse(_:decoder:validate:)``, ``DecodingErrorHandler``); `nil`
     /// for a plain one.
-    var jsonDecoder: JSONDecoder? = nil
+    var jsonDecoder: JSONDecoder? { decoder?.coder }
+    /// ``jsonDecoder``, boxed: Apple's Foundation makes `JSONDecoder` `Sendable` only from macOS 13
+    /// and iOS 16.
+    var decoder: SendableCoder<JSONDecoder>? = nil
     /// An upload's body, sent with every attempt and kept on `307`/`308` hops; `nil` otherwise.
     var uploadBody: UploadBody? = nil
     /// Where an upload reports progress.

@@ -444,10 +444,12 @@ enum CancelTarget: Sendable {
 @usableFromInline
 struct FutureContext: Sendable {
     /// Decoder used by `decoded(toType:)` when the caller passes none; `nil` means `JSONDecoder()`.
-    @usableFromInline var decoder: JSONDecoder? = nil
+    @inlinable var decoder: JSONDecoder? { box?.coder }
+    /// Boxed: Apple's Foundation makes `JSONDecoder` `Sendable` only from macOS 13 and iOS 16.
+    @usableFromInline let box: SendableCoder<JSONDecoder>?
 
     @usableFromInline
     init(decoder: JSONDecoder? = nil) {
-        self.decoder = decoder
+        box = decoder.map(SendableCoder.init)
     }
 }

@@ -14,7 +14,9 @@ import Foundation
 /// The decoded value is the error observers receive. A body that does not decode goes to
 /// `fallback` (the default ``ErrorHandler``), so the status and body are never lost.
 public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtocol {
-    private let decoder: JSONDecoder?
+    private var decoder: JSONDecoder? { box?.coder }
+    /// Boxed: Apple's Foundation makes `JSONDecoder` `Sendable` only from macOS 13 and iOS 16.
+    private let box: SendableCoder<JSONDecoder>?
     private let fallback: any ErrorHandlerProtocol
 
     /// Creates a handler decoding `type` with `decoder`, and `fallback` for other bodies.
@@ -28,7 +30,7 @@ public struct DecodingErrorHandler<Body: Decodable & Error>: ErrorHandlerProtoco
     public init(
         _ type: Body.Type, decoder: JSONDecoder? = nil, fallback: any ErrorHandlerProtocol = ErrorHandler()
     ) {
-        self.decoder = decoder
+        box = decoder.map(SendableCoder.init)
         self.fallback = fallback
     }
 

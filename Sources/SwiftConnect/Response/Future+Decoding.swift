@@ -49,10 +49,13 @@ extension Future where Value == Data {
     )
         -> Future<T>
     {
-        mapBeforeObservers { [self] data in
+        // Boxed for the closure: Apple's Foundation makes `JSONDecoder` `Sendable` only from
+        // macOS 13 and iOS 16.
+        let decoder = decoder.map(SendableCoder.init)
+        return mapBeforeObservers { [self] data in
             // Read now, not when the chain was made: a `flatMap` learns its request only when the
             // future it continued with completes it.
-            let decoder = resolvedDecoder(decoder, origin: responseSource?.requestOrigin)
+            let decoder = resolvedDecoder(decoder?.coder, origin: responseSource?.requestOrigin)
             do {
                 return try BodyDecoder.decode(type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
             } catch {
@@ -79,8 +82,9 @@ extension Future where Value == Data {
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
-        mapBeforeObservers { [self] data in
-            let decoder = resolvedDecoder(decoder, origin: responseSource?.requestOrigin)
+        let decoder = decoder.map(SendableCoder.init)
+        return mapBeforeObservers { [self] data in
+            let decoder = resolvedDecoder(decoder?.coder, origin: responseSource?.requestOrigin)
             do {
                 return try BodyDecoder.decodeIfPresent(
                     type, from: data, keyPath: keyPath, decoder: decoder, response: nil)
@@ -106,10 +110,11 @@ extension Future where Value == Response {
     )
         -> Future<T>
     {
-        mapBeforeObservers { [self] response in
+        let decoder = decoder.map(SendableCoder.init)
+        return mapBeforeObservers { [self] response in
             try BodyDecoder.decode(
                 type, from: response.data, keyPath: keyPath,
-                decoder: resolvedDecoder(decoder, origin: requestOrigin), response: response)
+                decoder: resolvedDecoder(decoder?.coder, origin: requestOrigin), response: response)
         }
     }
 
@@ -125,10 +130,11 @@ extension Future where Value == Response {
     public func decodedIfPresent<T: Decodable & Sendable>(
         toType type: T.Type, keyPath: String? = nil, decoder: JSONDecoder? = nil
     ) -> Future<T?> {
-        mapBeforeObservers { [self] response in
+        let decoder = decoder.map(SendableCoder.init)
+        return mapBeforeObservers { [self] response in
             try BodyDecoder.decodeIfPresent(
                 type, from: response.data, keyPath: keyPath,
-                decoder: resolvedDecoder(decoder, origin: requestOrigin), response: response)
+                decoder: resolvedDecoder(decoder?.coder, origin: requestOrigin), response: response)
         }
     }
 

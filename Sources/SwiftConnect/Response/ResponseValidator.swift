@@ -118,10 +118,13 @@ public struct ResponseValidator: Sendable {
         _ type: Basic.Type, decoder: JSONDecoder? = nil,
         validate: @escaping @Sendable (Basic) throws -> Void = { _ in }
     ) -> ResponseValidator {
-        ResponseValidator(decoding: { response, configured in
+        // Boxed for the closure: Apple's Foundation makes `JSONDecoder` `Sendable` only from
+        // macOS 13 and iOS 16.
+        let decoder = decoder.map(SendableCoder.init)
+        return ResponseValidator(decoding: { response, configured in
             let basic: Basic
             do {
-                basic = try response.decoded(toType: Basic.self, decoder: decoder ?? configured)
+                basic = try response.decoded(toType: Basic.self, decoder: decoder?.coder ?? configured)
             } catch ConnectError.decoding(let failure) where BodyDecoder.isBlank(response.data) {
                 // The decoder's advice (`Empty`, `decodedIfPresent`) is for a call, not for a
                 // validator every response of the service meets.
