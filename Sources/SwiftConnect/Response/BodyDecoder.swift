@@ -195,6 +195,28 @@ enum BodyDecoder {
         key.intValue.map(String.init) ?? key.stringValue
     }
 
+    /// The value at `codingPath` in a parsed JSON body; `nil` when the path leads nowhere.
+    private static func value(at codingPath: [any CodingKey], in json: Any) -> Any? {
+        var value: Any? = json
+        for key in codingPath {
+            switch value {
+            case let object as [String: Any]:
+                value = object[key.stringValue]
+            case let array as [Any]:
+                guard let index = key.intValue, array.indices.contains(index) else { return nil }
+                value = array[index]
+            default:
+                return nil
+            }
+        }
+        return value
+    }
+
+    /// Whether `value` is a JSON object or array.
+    private static func isContainer(_ value: Any?) -> Bool {
+        value is [String: Any] || value is [Any]
+    }
+
     /// "key 'title' not found at 'data.item'" and the like, for an error decoding `data`.
     static func describe(_ error: DecodingError, decoding data: Data) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
@@ -210,14 +232,20 @@ enum BodyDecoder {
             return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
         case .dataCorrupted(let context):
             // The decoder reports a body that does not parse and a value its type refuses (an
-            // unknown enum case, a date in another format) alike. The body is parsed first, so a
-            // value inside it is valid JSON; only a top-level one needs a look at the body.
-            if context.codingPath.isEmpty,
-                (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil
-            {
+            // unknown enum case, a date in another format) alike: a look at the body says which.
+            let json = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+            if context.codingPath.isEmpty, json == nil {
                 // Where the parser stopped, where it says (Apple platforms).
                 let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
                 return "the body is not valid JSON" + (detail.map { ": \($0)" } ?? "")
+            }
+            // The path should end at the refused value, but Foundation on Linux leaves its key out
+            // for some (an ISO 8601 date in another format comes with the path of the object
+            // holding it, or with none): a path to an object or an array is not claimed as where
+            // the value is.
+            if let json, isContainer(value(at: context.codingPath, in: json)) {
+                let place = context.codingPath.isEmpty ? "" : " inside \(path(context.codingPath))"
+                return "invalid value\(place) (the decoder did not say where): \(context.debugDescription)"
             }
             return "invalid value at \(path(context.codingPath)): \(context.debugDescription)"
         @unknown default:

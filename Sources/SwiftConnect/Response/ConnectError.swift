@@ -366,7 +366,9 @@ public struct DecodingFailure: Sendable, CustomStringConvertible {
     /// Where in the body decoding failed: the dot-separated path from the body's top, array
     /// indices as numbers, ending with the missing key when a key was missing (`data.item.title`,
     /// `items.3.id`). `nil` when it failed at the top level: a body that is empty, is not JSON, or
-    /// is not the kind of value the type decodes from.
+    /// is not the kind of value the type decodes from. The decoder's path may stop short of a
+    /// value its type refuses (on Linux, an ISO 8601 date in another format comes with the path of
+    /// the object holding it, or none): ``reason`` then says the decoder did not say where.
     public let codingPath: String?
     /// What went wrong, in words (the coding path where the decoder stopped, a missing key …).
     public let reason: String
