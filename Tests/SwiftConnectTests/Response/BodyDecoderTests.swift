@@ -335,6 +335,27 @@ struct DecodedTests {
         #endif
     }
 
+    /// With the default `.deferredToDate`, a `Date` is read as a `Double`: the reason says why a
+    /// date string was "expected Double", and names the type once.
+    @Test func aDateStringReadAsSecondsSaysWhichStrategyToSet() async throws {
+        struct Stamp: Decodable, Sendable { let at: Date }
+        let body = #"{"at":"2024-01-01T10:00:00Z"}"#
+        let result = await connect(body: body).request(TestConnector()).decoded(toType: Stamp.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.hasPrefix("expected Double at 'at' but found a string"), "reason: \(failure.reason)")
+        #expect(failure.reason.components(separatedBy: "Double").count == 2, "once: \(failure.reason)")
+        #expect(failure.reason.contains(".deferredToDate"), "reason: \(failure.reason)")
+        #expect(failure.reason.contains("dateDecodingStrategy, e.g. .iso8601"), "reason: \(failure.reason)")
+
+        // A decoder with another date strategy did not read the date as seconds: no such hint.
+        let other = JSONDecoder()
+        other.dateDecodingStrategy = .secondsSince1970
+        let explicit = await connect(body: #"{"at":"soon"}"#).request(TestConnector())
+            .decoded(toType: Stamp.self, decoder: other).asyncResult
+        let explicitFailure = try #require(decodingFailure(Fixtures.error(of: explicit)))
+        #expect(!explicitFailure.reason.contains("deferredToDate"), "reason: \(explicitFailure.reason)")
+    }
+
     /// A body of the wrong kind for the type is a failure at the top level, and says so.
     @Test func aMismatchOfTheWholeBodyIsAtTheTopLevel() async throws {
         let result = await connect(body: "[1]").request(TestConnector()).decoded(toType: Todo.self).asyncResult
