@@ -26,7 +26,8 @@ public enum ConnectError: Error, Sendable {
     /// The underlying error is usually a `URLError`.
     case transport(underlying: any Error)
     /// The server answered with a status outside the acceptable range (200..<300 by default).
-    /// `message` is what the error handler read from the body (`msg`, `message`, `messge`, `error`, `err`).
+    /// `message` is what the error handler read from the body (`msg`, `message`, `messge`, `error`, `err`,
+    /// `detail`; see ``ErrorHandler``).
     case unacceptableStatus(Response, message: String?)
     /// The response body could not be decoded into the type asked for.
     case decoding(DecodingFailure)
