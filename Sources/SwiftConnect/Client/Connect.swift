@@ -50,7 +50,7 @@ public final class Connect: Sendable {
     /// - Parameters:
     ///   - middleware: Adapts and retries requests; the default passes them through.
     ///   - errorHandler: Turns error responses into errors; the default reads `msg`, `message`, `messge`,
-    ///     `error` or `err` from JSON bodies.
+    ///     `error` (with an OAuth `error_description`), `err` or `detail` (or a problem's `title`) from JSON bodies.
     ///   - configuration: Session, callback queue, JSON coders, default headers, logger.
     ///   - transport: What sends requests; `nil` (the default) makes a ``URLSessionTransport`` from
     ///     `configuration.sessionConfiguration`. Pass a ``StubTransport`` in tests.

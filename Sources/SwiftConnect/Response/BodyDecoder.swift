@@ -131,7 +131,7 @@ enum BodyDecoder {
         do {
             return try decoder.decode(T.self, from: data)
         } catch {
-            throw failure(type, keyPath: nil, decoding: error, in: data, response: response)
+            throw failure(type, keyPath: nil, decoding: error, in: data, decoder: decoder, response: response)
         }
     }
 
@@ -151,16 +151,17 @@ enum BodyDecoder {
                 try decoder.decode(KeyPathBox<T>.self, from: data).outcome
             }
         } catch {
-            throw failure(type, keyPath: keyPath, decoding: error, in: data, response: response)
+            throw failure(type, keyPath: keyPath, decoding: error, in: data, decoder: decoder, response: response)
         }
     }
 
-    /// The failure for an error the decoder threw decoding `data`.
+    /// The failure for an error `decoder` threw decoding `data`.
     private static func failure(
-        _ type: Any.Type, keyPath: String?, decoding error: any Error, in data: Data, response: Response?
+        _ type: Any.Type, keyPath: String?, decoding error: any Error, in data: Data, decoder: JSONDecoder,
+        response: Response?
     ) -> ConnectError {
         let decodingError = error as? DecodingError
-        let reason = decodingError.map { describe($0, decoding: data) } ?? "\(error)"
+        let reason = decodingError.map { describe($0, decoding: data, with: decoder) } ?? "\(error)"
         return failure(
             type, keyPath: keyPath, codingPath: decodingError.flatMap(codingPath(of:)), reason: reason,
             underlying: error, response: response)
@@ -195,8 +196,31 @@ enum BodyDecoder {
         key.intValue.map(String.init) ?? key.stringValue
     }
 
-    /// "key 'title' not found at 'data.item'" and the like, for an error decoding `data`.
-    static func describe(_ error: DecodingError, decoding data: Data) -> String {
+    /// The value at `codingPath` in a parsed JSON body; `nil` when the path leads nowhere.
+    private static func value(at codingPath: [any CodingKey], in json: Any) -> Any? {
+        var value: Any? = json
+        for key in codingPath {
+            switch value {
+            case let object as [String: Any]:
+                value = object[key.stringValue]
+            case let array as [Any]:
+                guard let index = key.intValue, array.indices.contains(index) else { return nil }
+                value = array[index]
+            default:
+                return nil
+            }
+        }
+        return value
+    }
+
+    /// Whether `value` is a JSON object or array.
+    private static func isContainer(_ value: Any?) -> Bool {
+        value is [String: Any] || value is [Any]
+    }
+
+    /// "key 'title' not found at 'data.item'" and the like, for an error `decoder` threw decoding
+    /// `data`.
+    static func describe(_ error: DecodingError, decoding data: Data, with decoder: JSONDecoder) -> String {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map(text(of:)).joined(separator: ".")
             return text.isEmpty ? "the top level" : "'\(text)'"
@@ -207,17 +231,41 @@ enum BodyDecoder {
         case .valueNotFound(let type, let context):
             return "expected \(type) but found null at \(path(context.codingPath))"
         case .typeMismatch(let type, let context):
-            return "expected \(type) at \(path(context.codingPath)): \(context.debugDescription)"
+            // "Expected to decode Double but found a string instead." says the type again.
+            let detail = context.debugDescription
+            let repeated = "Expected to decode \(type) but "
+            var reason = "expected \(type) at \(path(context.codingPath))"
+            if detail.hasPrefix(repeated) {
+                let rest = detail.dropFirst(repeated.count)
+                reason += " but \(rest.hasSuffix(".") ? rest.dropLast() : rest)"
+            } else {
+                reason += ": \(detail)"
+            }
+            // A `Date` decodes as a number of seconds unless the decoder is told otherwise, and the
+            // error names only the number: the reason says so, for a `Double` that is one.
+            if type == Double.self, case .deferredToDate = decoder.dateDecodingStrategy {
+                reason +=
+                    " (if it is a Date: with the decoder's default dateDecodingStrategy, .deferredToDate,"
+                    + " a Date is read as a number of seconds; set the JSONDecoder's dateDecodingStrategy,"
+                    + " e.g. .iso8601)"
+            }
+            return reason
         case .dataCorrupted(let context):
             // The decoder reports a body that does not parse and a value its type refuses (an
-            // unknown enum case, a date in another format) alike. The body is parsed first, so a
-            // value inside it is valid JSON; only a top-level one needs a look at the body.
-            if context.codingPath.isEmpty,
-                (try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)) == nil
-            {
+            // unknown enum case, a date in another format) alike: a look at the body says which.
+            let json = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
+            if context.codingPath.isEmpty, json == nil {
                 // Where the parser stopped, where it says (Apple platforms).
                 let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
                 return "the body is not valid JSON" + (detail.map { ": \($0)" } ?? "")
+            }
+            // The path should end at the refused value, but Foundation on Linux leaves its key out
+            // for some (an ISO 8601 date in another format comes with the path of the object
+            // holding it, or with none): a path to an object or an array is not claimed as where
+            // the value is.
+            if let json, isContainer(value(at: context.codingPath, in: json)) {
+                let place = context.codingPath.isEmpty ? "" : " inside \(path(context.codingPath))"
+                return "invalid value\(place) (the decoder did not say where): \(context.debugDescription)"
             }
             return "invalid value at \(path(context.codingPath)): \(context.debugDescription)"
         @unknown default:

@@ -26,7 +26,8 @@ public enum ConnectError: Error, Sendable {
     /// The underlying error is usually a `URLError`.
     case transport(underlying: any Error)
     /// The server answered with a status outside the acceptable range (200..<300 by default).
-    /// `message` is what the error handler read from the body (`msg`, `message`, `messge`, `error`, `err`).
+    /// `message` is what the error handler read from the body (`msg`, `message`, `messge`, `error`, `err`,
+    /// `detail`; see ``ErrorHandler``).
     case unacceptableStatus(Response, message: String?)
     /// The response body could not be decoded into the type asked for.
     case decoding(DecodingFailure)
@@ -276,29 +277,31 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
             // An endpoint's own query may carry a key (`/geo?appid=…`): redacted as a URL's is.
             return "endpoint '\(DebugDescription.redactedURL(endpoint))' is malformed: \(detail)"
         case .missingPathValue(let slot):
-            return "no path parameter fills the slot {\(slot)}"
+            return "no path parameter fills the slot {\(Self.escaped(slot))}"
         case .unusedPathParameter(let key):
-            return "path parameter '\(key)' has no {\(key)} slot in the endpoint"
+            return "path parameter '\(Self.escaped(key))' has no {\(Self.escaped(key))} slot in the endpoint"
         case .duplicatePathParameter(let key):
-            return "path parameter '\(key)' is given more than once"
+            return "path parameter '\(Self.escaped(key))' is given more than once"
         case .emptyPathValue(let key):
-            return "path parameter '\(key)' is empty"
+            return "path parameter '\(Self.escaped(key))' is empty"
         case .dotSegmentPathValue(let key):
-            return "path parameter '\(key)' makes a '.' or '..' path segment, which servers read as a step up the path"
+            return
+                "path parameter '\(Self.escaped(key))' makes a '.' or '..' path segment, which servers read as a step up the path"
         case .multipleBodies:
             return "more than one body was given (JSON object, form fields and raw data are exclusive)"
         case .bodyNotAllowed(let method):
-            return "\(method) requests cannot carry a body"
+            return "\(Self.escaped(method)) requests cannot carry a body"
         case .invalidMethod(let method):
             if HTTPMethod(rawValue: method).sent == .connect {
-                return "'\(method)' opens a proxy's tunnel to a host and port: it cannot be sent as a request"
+                return
+                    "'\(Self.escaped(method))' opens a proxy's tunnel to a host and port: it cannot be sent as a request"
             }
-            return "'\(method)' is not a valid HTTP method"
+            return "'\(Self.escaped(method))' is not a valid HTTP method"
         case .invalidHeader(let name):
             return
-                "header '\(name)' has an invalid name or value: a name that is not a token, a control character (CR, LF, NUL, …) in the value, or an empty Content-Type for a body"
+                "header '\(Self.escaped(name))' has an invalid name or value: a name that is not a token, a control character (CR, LF, NUL, …) in the value, or an empty Content-Type for a body"
         case .reservedHeader(let name):
-            return "header '\(name)' frames the body, which the transport does itself: leave it out"
+            return "header '\(Self.escaped(name))' frames the body, which the transport does itself: leave it out"
         case .encodingFailed(let underlying):
             return "the body could not be encoded: \(underlying)"
         case .parametersFailed(let underlying):
@@ -318,18 +321,44 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .fileNotReadable(let url):
             return "\(Self.shown(file: url)) is not a regular file this process can read"
         case .invalidPartName(let name):
-            return "multipart field name '\(name)' is empty or contains NUL"
+            return "multipart field name '\(Self.escaped(name))' is empty or contains NUL"
         case .invalidFileName(let name):
-            return "file name '\(name)' contains NUL"
+            return "file name '\(Self.escaped(name))' contains NUL"
         case .invalidMimeType(let type):
-            return "media type '\(type)' is empty or not printable ASCII"
+            return "media type '\(Self.escaped(type))' is empty or not printable ASCII"
         case .invalidBoundary(let boundary):
-            return "multipart boundary '\(boundary)' is not 1 to 70 RFC 2046 characters, or occurs in a field"
+            return
+                "multipart boundary '\(Self.escaped(boundary))' is not 1 to 70 RFC 2046 characters, or occurs in a field"
         case .bodyTooLarge(let name):
-            return "file '\(name)' makes the multipart body longer than \(Int64.max) bytes"
+            return "file '\(Self.escaped(name))' makes the multipart body longer than \(Int64.max) bytes"
         case .invalidTimeout(let seconds):
             return "timeout \(seconds) s is not a positive number of seconds"
         }
+    }
+
+    /// `text` with its control characters escaped (`\r`, `\n`, `\t`, `\0`, any other as `\u{7F}`),
+    /// so that a description quoting it stays on one line. A backslash is escaped too (`\\`): two
+    /// texts never read the same, and `==`, which compares most reasons by description, holds.
+    static func escaped(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: { isControl($0) || $0 == "\\" }) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\r": result += "\\r"
+            case "\n": result += "\\n"
+            case "\t": result += "\\t"
+            case "\0": result += "\\0"
+            case "\\": result += "\\\\"
+            case _ where isControl(scalar): result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// A C0 control character or DEL.
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
     }
 
     /// A file's path, or a URL that is not a file URL, redacted as any URL in a description.
@@ -366,7 +395,9 @@ public struct DecodingFailure: Sendable, CustomStringConvertible {
     /// Where in the body decoding failed: the dot-separated path from the body's top, array
     /// indices as numbers, ending with the missing key when a key was missing (`data.item.title`,
     /// `items.3.id`). `nil` when it failed at the top level: a body that is empty, is not JSON, or
-    /// is not the kind of value the type decodes from.
+    /// is not the kind of value the type decodes from. The decoder's path may stop short of a
+    /// value its type refuses (on Linux, an ISO 8601 date in another format comes with the path of
+    /// the object holding it, or none): ``reason`` then says the decoder did not say where.
     public let codingPath: String?
     /// What went wrong, in words (the coding path where the decoder stopped, a missing key …).
     public let reason: String

@@ -47,16 +47,23 @@ extension ErrorHandlerProtocol {
 }
 
 /// The default error handler: reads the server's message from the first of `msg`, `message`,
-/// `messge`, `error` and `err` (in a JSON object, or in each object of a JSON array, whose strings
-/// are messages too) and fails with ``ConnectError/unacceptableStatus(_:message:)``, which carries
-/// the status code, the headers and the body too. (`messge` is the spelling the original
+/// `messge`, `error`, `err` and `detail` (in a JSON object, or in each object of a JSON array, whose
+/// strings are messages too) and fails with ``ConnectError/unacceptableStatus(_:message:)``, which
+/// carries the status code, the headers and the body too. (`messge` is the spelling the original
 /// SwiftConnect documented; both spellings are read.)
+///
+/// Two standard shapes are read as well: an OAuth 2.0 error (RFC 6749 §5.2) gives its `error` code
+/// and its `error_description` together (`invalid_token: The access token expired`), and RFC 9457
+/// problem details (`application/problem+json`) give their `detail`, or their `title` when there
+/// is no `detail`.
 public struct ErrorHandler: ErrorHandlerProtocol {
     /// The keys looked up for the server's message, in order.
+    ///
+    /// An `application/problem+json` body with no message under any of them gives its `title`.
     public let messageKeys: [String]
 
     /// Creates a handler that reads the message from `messageKeys`, in order.
-    public init(messageKeys: [String] = ["msg", "message", "messge", "error", "err"]) {
+    public init(messageKeys: [String] = ["msg", "message", "messge", "error", "err", "detail"]) {
         self.messageKeys = messageKeys
     }
 
@@ -66,11 +73,20 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     }
 
     /// Fails with ``ConnectError/unacceptableStatus(_:message:)``, with the message found in a
-    /// JSON body (an object, or an array of objects and strings), or a short plain-text body's
-    /// text.
+    /// JSON body (an object, or an array of objects and strings), the `title` of RFC 9457 problem
+    /// details without one, or a short plain-text body's text.
     public func handle(_ response: Response) -> Error? {
-        let message = jsonMessage(in: response.data)
+        let message = jsonMessage(in: response.data) ?? Self.problemTitle(in: response)
         return ConnectError.unacceptableStatus(response, message: message ?? ErrorHandler.textMessage(in: response))
+    }
+
+    /// The `title` of an `application/problem+json` body (RFC 9457), which says what kind of
+    /// problem it is when there is no `detail`; `nil` for any other body.
+    private static func problemTitle(in response: Response) -> String? {
+        guard let contentType = response.headers["Content-Type"]?.lowercased(),
+            contentType.hasPrefix("application/problem+json")
+        else { return nil }
+        return jsonObject(in: response.data)?["title"].flatMap(said)
     }
 
     /// The message in a JSON body: an object's (``message(in:)``), or, for an array such as
@@ -86,11 +102,18 @@ public struct ErrorHandler: ErrorHandlerProtocol {
 
     /// The server's message in `json`: the first message key holding a string, a string inside a
     /// nested object (`{"error": {"message": "…"}}`), or strings in an array, joined. Blank strings
-    /// (`""`, spaces) say nothing and are passed over, so the next key is read.
+    /// (`""`, spaces) say nothing and are passed over, so the next key is read. An `error` string
+    /// with an `error_description` beside it (OAuth 2.0, RFC 6749 §5.2) gives both:
+    /// `invalid_token: The access token expired`.
     public func message(in json: [String: Any]) -> String? {
         for key in messageKeys {
             guard let value = json[key] else { continue }
-            if let text = Self.text(of: value, keys: messageKeys) { return text }
+            guard let text = Self.text(of: value, keys: messageKeys) else { continue }
+            // OAuth's `error` is a code; the words that explain it are in `error_description`.
+            if key == "error", value is String, let description = json["error_description"].flatMap(Self.said) {
+                return "\(text): \(description)"
+            }
+            return text
         }
         return nil
     }

@@ -312,6 +312,58 @@ struct DecodedTests {
         #expect(htmlFailure.reason.hasPrefix("the body is not valid JSON"), "reason: \(htmlFailure.reason)")
     }
 
+    /// Foundation on Linux gives a date in another format no coding path, or the path of the
+    /// object holding it: the reason does not call that the top level, or the object, the place.
+    @Test func aRefusedValueInsideAnObjectIsNotPlacedAtTheTopLevel() async throws {
+        struct Stamp: Decodable, Sendable { let at: Date }
+        struct Log: Decodable, Sendable { let stamps: [Stamp] }
+        let iso8601: (inout ConnectConfiguration) -> Void = { $0.jsonDecoder.dateDecodingStrategy = .iso8601 }
+        let result = await connect(body: #"{"at":"2024-01-01 10:00"}"#, configure: iso8601)
+            .request(TestConnector()).decoded(toType: Stamp.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(!failure.reason.contains("top level"), "reason: \(failure.reason)")
+        #if os(Linux)
+            #expect(failure.reason.hasPrefix("invalid value (the decoder did not say where): "))
+        #endif
+
+        let nested = await connect(body: #"{"stamps":[{"at":"2024-01-01 10:00"}]}"#, configure: iso8601)
+            .request(TestConnector()).decoded(toType: Log.self).asyncResult
+        let nestedFailure = try #require(decodingFailure(Fixtures.error(of: nested)))
+        #expect(!nestedFailure.reason.contains("at 'stamps.0'"), "reason: \(nestedFailure.reason)")
+        #if os(Linux)
+            #expect(nestedFailure.reason.hasPrefix("invalid value inside 'stamps.0' (the decoder did not say where): "))
+        #endif
+    }
+
+    /// With the default `.deferredToDate`, a `Date` is read as a `Double`: the reason says why a
+    /// date string was "expected Double", and names the type once.
+    @Test func aDateStringReadAsSecondsSaysWhichStrategyToSet() async throws {
+        struct Stamp: Decodable, Sendable { let at: Date }
+        let body = #"{"at":"2024-01-01T10:00:00Z"}"#
+        let result = await connect(body: body).request(TestConnector()).decoded(toType: Stamp.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.hasPrefix("expected Double at 'at' but found a string"), "reason: \(failure.reason)")
+        #expect(failure.reason.components(separatedBy: "Double").count == 2, "once: \(failure.reason)")
+        #expect(failure.reason.contains(".deferredToDate"), "reason: \(failure.reason)")
+        #expect(failure.reason.contains("dateDecodingStrategy, e.g. .iso8601"), "reason: \(failure.reason)")
+
+        // A decoder with another date strategy did not read the date as seconds: no such hint.
+        let other = JSONDecoder()
+        other.dateDecodingStrategy = .secondsSince1970
+        let explicit = await connect(body: #"{"at":"soon"}"#).request(TestConnector())
+            .decoded(toType: Stamp.self, decoder: other).asyncResult
+        let explicitFailure = try #require(decodingFailure(Fixtures.error(of: explicit)))
+        #expect(!explicitFailure.reason.contains("deferredToDate"), "reason: \(explicitFailure.reason)")
+    }
+
+    /// A body of the wrong kind for the type is a failure at the top level, and says so.
+    @Test func aMismatchOfTheWholeBodyIsAtTheTopLevel() async throws {
+        let result = await connect(body: "[1]").request(TestConnector()).decoded(toType: Todo.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: result)))
+        #expect(failure.reason.contains(" at the top level"), "reason: \(failure.reason)")
+        #expect(failure.codingPath == nil)
+    }
+
     @Test func emptyKeyPathComponentFailsClearly() async throws {
         let result = await connect(body: #"{"data":{"item":{"id":1,"title":"x"}}}"#)
             .request(TestConnector()).decoded(toType: Todo.self, keyPath: "data..item").asyncResult

@@ -444,3 +444,26 @@ extension ConnectErrorTests {
         #expect(unclosed != .malformedEndpoint("/users/{ids", detail: "a slot is not closed"))
     }
 }
+
+@Suite("ConnectError: user values in descriptions")
+struct ConnectErrorEscapingTests {
+    /// A control character in a value the description quotes is escaped: the line stays whole.
+    @Test(arguments: [
+        (InvalidRequestReason.invalidMimeType("image/png\nX: y"), #"'image/png\nX: y'"#),
+        (.invalidHeader(name: "X-A\r\nX-B"), #"'X-A\r\nX-B'"#),
+        (.invalidMethod("GET\n"), #"'GET\n'"#),
+        (.invalidPartName("a\u{0}b\t"), #"'a\0b\t'"#),
+        (.invalidBoundary("b\u{1B}\u{7F}"), #"'b\u{1B}\u{7F}'"#),
+        (.missingPathValue(slot: "id\n"), #"{id\n}"#),
+    ])
+    func controlCharactersInQuotedValuesAreEscaped(reason: InvalidRequestReason, shown: String) {
+        let text = ConnectError.invalidRequest(reason).description
+        #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(text.debugDescription)")
+        #expect(text.contains(shown), "\(text.debugDescription)")
+    }
+
+    /// Escaping keeps reasons that differ apart: a backslash is escaped too.
+    @Test func reasonsThatDifferStayUnequal() {
+        #expect(InvalidRequestReason.invalidHeader(name: "a\nb") != .invalidHeader(name: #"a\nb"#))
+    }
+}

@@ -42,6 +42,37 @@ struct DefaultErrorHandlerTests {
         #expect(failure.message == expected)
     }
 
+    /// RFC 9457 problem details: the `detail`, or the `title` when there is none.
+    @Test(arguments: [
+        (#"{"type":"about:blank","title":"Not Found","status":404,"detail":"No todo 7"}"#, "No todo 7"),
+        (#"{"type":"about:blank","title":"Not Found","status":404}"#, "Not Found"),
+    ])
+    func problemDetailsGiveTheirDetailOrTitle(body: String, expected: String) throws {
+        let response = Fixtures.response(
+            status: 404, body: body, headers: ["Content-Type": "application/problem+json; charset=utf-8"])
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.message == expected)
+    }
+
+    /// OAuth 2.0's error (RFC 6749 §5.2): the code and its description.
+    @Test func anOAuthErrorGivesItsCodeAndDescription() throws {
+        let body = #"{"error":"invalid_token","error_description":"The access token expired"}"#
+        let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 401, body: body))))
+        #expect(failure.message == "invalid_token: The access token expired")
+    }
+
+    /// The keys read before `detail` keep their place.
+    @Test(arguments: [
+        (#"{"message":"from message","detail":"from detail","title":"T"}"#, "from message"),
+        (#"{"err":"from err","detail":"from detail"}"#, "from err"),
+        (#"{"msg":"from msg","error":"invalid_token","error_description":"expired"}"#, "from msg"),
+    ])
+    func detailComesAfterTheOtherMessageKeys(body: String, expected: String) throws {
+        let response = Fixtures.response(status: 400, body: body, headers: ["Content-Type": "application/problem+json"])
+        let failure = try #require(unacceptable(handler.handle(response)))
+        #expect(failure.message == expected)
+    }
+
     @Test func nestedErrorObjectMessageIsRead() throws {
         let body = #"{"error":{"code":"E42","message":"Quota exceeded"}}"#
         let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 429, body: body))))
@@ -88,9 +119,9 @@ struct DefaultErrorHandlerTests {
     /// are messages; blank ones and objects without a message are passed over.
     @Test(arguments: [
         (#"[{"message":"Session expired","errorCode":"INVALID_SESSION_ID"}]"#, "Session expired"),
-        (#"[{"message":"first"},{"detail":"none"},{"error":{"msg":"nested"}}]"#, "first; nested"),
+        (#"[{"message":"first"},{"code":"none"},{"error":{"msg":"nested"}}]"#, "first; nested"),
         (#"["name is required", " ", "email is invalid"]"#, "name is required; email is invalid"),
-        (#"[{"detail":"none"}, 7, null]"#, nil),
+        (#"[{"code":"none"}, 7, null]"#, nil),
         ("[]", nil),
     ])
     func bodyThatIsAnArrayGivesTheMessagesOfItsObjectsAndStrings(body: String, expected: String?) throws {
@@ -100,7 +131,7 @@ struct DefaultErrorHandlerTests {
     }
 
     @Test func jsonObjectWithoutAnyMessageKeyHasNoMessageButKeepsStatusAndBody() throws {
-        let body = #"{"detail":"something"}"#
+        let body = #"{"code":"E500","title":"not a problem+json body"}"#
         let failure = try #require(unacceptable(handler.handle(Fixtures.response(status: 500, body: body))))
         #expect(failure.message == nil)
         #expect(failure.response.statusCode == 500)
