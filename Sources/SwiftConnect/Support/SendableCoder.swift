@@ -16,7 +16,7 @@ import Foundation
 /// options meanwhile is a race, with or without this box; the documents say to set a coder up
 /// before handing it over.
 @usableFromInline
-struct SendableCoder<Coder: AnyObject>: @unchecked Sendable {
+struct SendableCoder<Coder: JSONCoder>: @unchecked Sendable {
     @usableFromInline let coder: Coder
 
     @inlinable
@@ -24,3 +24,11 @@ struct SendableCoder<Coder: AnyObject>: @unchecked Sendable {
         self.coder = coder
     }
 }
+
+/// The two coders ``SendableCoder`` holds, and only they: the reason its conformance is unchecked
+/// holds for them, not for any class.
+@usableFromInline
+protocol JSONCoder: AnyObject {}
+
+extension JSONEncoder: JSONCoder {}
+extension JSONDecoder: JSONCoder {}
