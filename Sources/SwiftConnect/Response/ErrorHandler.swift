@@ -76,24 +76,25 @@ public struct ErrorHandler: ErrorHandlerProtocol {
     /// JSON body (an object, or an array of objects and strings), the `title` of RFC 9457 problem
     /// details without one, or a short plain-text body's text.
     public func handle(_ response: Response) -> Error? {
-        let message = jsonMessage(in: response.data) ?? Self.problemTitle(in: response)
+        let json = Self.json(in: response.data)
+        let message = jsonMessage(in: json) ?? Self.problemTitle(of: json, in: response)
         return ConnectError.unacceptableStatus(response, message: message ?? ErrorHandler.textMessage(in: response))
     }
 
-    /// The `title` of an `application/problem+json` body (RFC 9457), which says what kind of
-    /// problem it is when there is no `detail`; `nil` for any other body.
-    private static func problemTitle(in response: Response) -> String? {
+    /// The `title` of an `application/problem+json` body (RFC 9457), `json` parsed, which says
+    /// what kind of problem it is when there is no `detail`; `nil` for any other body.
+    private static func problemTitle(of json: Any?, in response: Response) -> String? {
         guard let contentType = response.headers["Content-Type"]?.lowercased(),
             contentType.hasPrefix("application/problem+json")
         else { return nil }
-        return jsonObject(in: response.data)?["title"].flatMap(said)
+        return (json as? [String: Any])?["title"].flatMap(said)
     }
 
-    /// The message in a JSON body: an object's (``message(in:)``), or, for an array such as
+    /// The message in a parsed JSON body: an object's (``message(in:)``), or, for an array such as
     /// Salesforce's `[{"message": "…", "errorCode": "…"}]`, those of its objects and its strings,
     /// joined with `; `.
-    private func jsonMessage(in data: Data) -> String? {
-        switch Self.json(in: data) {
+    private func jsonMessage(in json: Any?) -> String? {
+        switch json {
         case let object as [String: Any]: return message(in: object)
         case let array as [Any]: return Self.joinedMessages(of: array, readingObjects: message(in:))
         default: return nil
