@@ -196,13 +196,18 @@ enum BodyDecoder {
         key.intValue.map(String.init) ?? key.stringValue
     }
 
-    /// The value at `codingPath` in a parsed JSON body; `nil` when the path leads nowhere.
-    private static func value(at codingPath: [any CodingKey], in json: Any) -> Any? {
+    /// The value at `codingPath` in a parsed JSON body; `nil` when the path leads nowhere. With
+    /// `convertsSnakeCase`, a key of the path (`logStamps`) also finds the JSON key it was converted
+    /// from (`log_stamps`).
+    private static func value(at codingPath: [any CodingKey], in json: Any, convertsSnakeCase: Bool) -> Any? {
         var value: Any? = json
         for key in codingPath {
             switch value {
             case let object as [String: Any]:
-                value = object[key.stringValue]
+                value =
+                    object[key.stringValue]
+                    ?? (convertsSnakeCase
+                        ? object.first { camelCased($0.key) == key.stringValue }?.value : nil)
             case let array as [Any]:
                 guard let index = key.intValue, array.indices.contains(index) else { return nil }
                 value = array[index]
@@ -213,9 +218,28 @@ enum BodyDecoder {
         return value
     }
 
+    /// `first_name` → `firstName`, as `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase` does.
+    static func camelCased(_ key: String) -> String {
+        let parts = key.split(separator: "_", omittingEmptySubsequences: true)
+        guard parts.count > 1, let first = parts.first else { return key }
+        let leading = key.prefix { $0 == "_" }
+        let trailing = String(key.reversed().prefix { $0 == "_" })
+        return leading + first.lowercased() + parts.dropFirst().map { $0.capitalized }.joined() + trailing
+    }
+
     /// Whether `value` is a JSON object or array.
     private static func isContainer(_ value: Any?) -> Bool {
         value is [String: Any] || value is [Any]
+    }
+
+    /// Whether `text` starts with a calendar date, `YYYY-MM-DD`, as ISO 8601 and RFC 3339 dates do.
+    private static func startsWithDate(_ text: String) -> Bool {
+        let bytes = Array(text.utf8.prefix(10))
+        guard bytes.count == 10 else { return false }
+        return bytes.enumerated().allSatisfy { index, byte in
+            index == 4 || index == 7
+                ? byte == UInt8(ascii: "-") : (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+        }
     }
 
     /// "key 'title' not found at 'data.item'" and the like, for an error `decoder` threw decoding
@@ -224,6 +248,15 @@ enum BodyDecoder {
         func path(_ codingPath: [any CodingKey]) -> String {
             let text = codingPath.map(text(of:)).joined(separator: ".")
             return text.isEmpty ? "the top level" : "'\(text)'"
+        }
+        /// The body parsed, to look at a value the error names (read only on these error paths).
+        func json() -> Any? { try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed) }
+        /// The value the error's path leads to in the parsed body, its keys converted as the
+        /// decoder converts them.
+        func found(at codingPath: [any CodingKey], in json: Any) -> Any? {
+            var convertsSnakeCase = false
+            if case .convertFromSnakeCase = decoder.keyDecodingStrategy { convertsSnakeCase = true }
+            return Self.value(at: codingPath, in: json, convertsSnakeCase: convertsSnakeCase)
         }
         switch error {
         case .keyNotFound(let key, let context):
@@ -242,8 +275,12 @@ enum BodyDecoder {
                 reason += ": \(detail)"
             }
             // A `Date` decodes as a number of seconds unless the decoder is told otherwise, and the
-            // error names only the number: the reason says so, for a `Double` that is one.
-            if type == Double.self, case .deferredToDate = decoder.dateDecodingStrategy {
+            // error names only the number: the reason says so, for a `Double` found as a string
+            // that starts with a date (`2024-01-31…`), not for a price sent as "12.5".
+            if type == Double.self, case .deferredToDate = decoder.dateDecodingStrategy,
+                let found = json().flatMap({ found(at: context.codingPath, in: $0) }) as? String,
+                startsWithDate(found)
+            {
                 reason +=
                     " (if it is a Date: with the decoder's default dateDecodingStrategy, .deferredToDate,"
                     + " a Date is read as a number of seconds; set the JSONDecoder's dateDecodingStrategy,"
@@ -253,19 +290,20 @@ enum BodyDecoder {
         case .dataCorrupted(let context):
             // The decoder reports a body that does not parse and a value its type refuses (an
             // unknown enum case, a date in another format) alike: a look at the body says which.
-            let json = try? JSONSerialization.jsonObject(with: data, options: .fragmentsAllowed)
-            if context.codingPath.isEmpty, json == nil {
+            let parsed = json()
+            if context.codingPath.isEmpty, parsed == nil {
                 // Where the parser stopped, where it says (Apple platforms).
                 let detail = (context.underlyingError as NSError?)?.userInfo[NSDebugDescriptionErrorKey] as? String
                 return "the body is not valid JSON" + (detail.map { ": \($0)" } ?? "")
             }
             // The path should end at the refused value, but Foundation on Linux leaves its key out
             // for some (an ISO 8601 date in another format comes with the path of the object
-            // holding it, or with none): a path to an object or an array is not claimed as where
-            // the value is.
-            if let json, isContainer(value(at: context.codingPath, in: json)) {
-                let place = context.codingPath.isEmpty ? "" : " inside \(path(context.codingPath))"
-                return "invalid value\(place) (the decoder did not say where): \(context.debugDescription)"
+            // holding it, or with none). An object's own `init(from:)` that refuses it (`lo > hi`)
+            // gives the object's path too, rightly: a path to an object or an array is the place
+            // or holds it.
+            if let parsed, isContainer(found(at: context.codingPath, in: parsed)) {
+                let place = context.codingPath.isEmpty ? "in the body" : "at or inside \(path(context.codingPath))"
+                return "invalid value \(place): \(context.debugDescription)"
             }
             return "invalid value at \(path(context.codingPath)): \(context.debugDescription)"
         @unknown default:
@@ -354,17 +392,8 @@ private struct KeyPathBox<T: Decodable>: Decodable {
     private static func key(_ component: String, in object: KeyedDecodingContainer<AnyCodingKey>) -> AnyCodingKey? {
         let exact = AnyCodingKey(stringValue: component)
         if object.contains(exact) { return exact }
-        let converted = AnyCodingKey(stringValue: camelCased(component))
+        let converted = AnyCodingKey(stringValue: BodyDecoder.camelCased(component))
         return object.contains(converted) ? converted : nil
-    }
-
-    /// `first_name` → `firstName`, as `JSONDecoder.KeyDecodingStrategy.convertFromSnakeCase` does.
-    private static func camelCased(_ key: String) -> String {
-        let parts = key.split(separator: "_", omittingEmptySubsequences: true)
-        guard parts.count > 1, let first = parts.first else { return key }
-        let leading = key.prefix { $0 == "_" }
-        let trailing = String(key.reversed().prefix { $0 == "_" })
-        return leading + first.lowercased() + parts.dropFirst().map { $0.capitalized }.joined() + trailing
     }
 }
 

@@ -121,13 +121,14 @@ extension ConnectError: LocalizedError, CustomStringConvertible {
             return "The server's answer was not an HTTP response"
         case .tooManyRedirects(let response):
             return "Too many redirects; the last one went to "
-                + (response.headers["Location"].map(DebugDescription.redactedURL) ?? "?")
+                + (response.headers["Location"].map { OneLine.escaped(DebugDescription.redactedURL($0)) } ?? "?")
         case .abandoned:
             return "The operation was dropped before it completed"
         case .uploadSourceChanged(let file, let detail):
             // Not "changed": the detail says what happened (a stream that could not be made, a read
             // that failed, a size that changed).
-            return "The upload was aborted while file \(file) was being sent: \(detail)"
+            return "The upload was aborted while file \(OneLine.escaped(file.description)) was being sent: "
+                + OneLine.escaped(detail)
         }
     }
 
@@ -269,39 +270,41 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .invalidBaseURL(let url):
             if RequestBuilder.hasSlot(url) {
-                return "base URL '\(DebugDescription.redactedURL(url))' has a {slot}, which nothing fills: "
+                return
+                    "base URL '\(OneLine.escaped(DebugDescription.redactedURL(url)))' has a {slot}, which nothing fills: "
                     + "slots belong in the endpoint"
             }
-            return "base URL '\(DebugDescription.redactedURL(url))' must be an absolute http or https URL with a host"
+            return
+                "base URL '\(OneLine.escaped(DebugDescription.redactedURL(url)))' must be an absolute http or https URL with a host"
         case .malformedEndpoint(let endpoint, let detail):
             // An endpoint's own query may carry a key (`/geo?appid=…`): redacted as a URL's is.
-            return "endpoint '\(DebugDescription.redactedURL(endpoint))' is malformed: \(detail)"
+            return "endpoint '\(OneLine.escaped(DebugDescription.redactedURL(endpoint)))' is malformed: \(detail)"
         case .missingPathValue(let slot):
-            return "no path parameter fills the slot {\(Self.escaped(slot))}"
+            return "no path parameter fills the slot {\(OneLine.escaped(slot))}"
         case .unusedPathParameter(let key):
-            return "path parameter '\(Self.escaped(key))' has no {\(Self.escaped(key))} slot in the endpoint"
+            return "path parameter '\(OneLine.escaped(key))' has no {\(OneLine.escaped(key))} slot in the endpoint"
         case .duplicatePathParameter(let key):
-            return "path parameter '\(Self.escaped(key))' is given more than once"
+            return "path parameter '\(OneLine.escaped(key))' is given more than once"
         case .emptyPathValue(let key):
-            return "path parameter '\(Self.escaped(key))' is empty"
+            return "path parameter '\(OneLine.escaped(key))' is empty"
         case .dotSegmentPathValue(let key):
             return
-                "path parameter '\(Self.escaped(key))' makes a '.' or '..' path segment, which servers read as a step up the path"
+                "path parameter '\(OneLine.escaped(key))' makes a '.' or '..' path segment, which servers read as a step up the path"
         case .multipleBodies:
             return "more than one body was given (JSON object, form fields and raw data are exclusive)"
         case .bodyNotAllowed(let method):
-            return "\(Self.escaped(method)) requests cannot carry a body"
+            return "\(OneLine.escaped(method)) requests cannot carry a body"
         case .invalidMethod(let method):
             if HTTPMethod(rawValue: method).sent == .connect {
                 return
-                    "'\(Self.escaped(method))' opens a proxy's tunnel to a host and port: it cannot be sent as a request"
+                    "'\(OneLine.escaped(method))' opens a proxy's tunnel to a host and port: it cannot be sent as a request"
             }
-            return "'\(Self.escaped(method))' is not a valid HTTP method"
+            return "'\(OneLine.escaped(method))' is not a valid HTTP method"
         case .invalidHeader(let name):
             return
-                "header '\(Self.escaped(name))' has an invalid name or value: a name that is not a token, a control character (CR, LF, NUL, …) in the value, or an empty Content-Type for a body"
+                "header '\(OneLine.escaped(name))' has an invalid name or value: a name that is not a token, a control character (CR, LF, NUL, …) in the value, or an empty Content-Type for a body"
         case .reservedHeader(let name):
-            return "header '\(Self.escaped(name))' frames the body, which the transport does itself: leave it out"
+            return "header '\(OneLine.escaped(name))' frames the body, which the transport does itself: leave it out"
         case .encodingFailed(let underlying):
             return "the body could not be encoded: \(underlying)"
         case .parametersFailed(let underlying):
@@ -313,57 +316,33 @@ public enum InvalidRequestReason: Sendable, Equatable, CustomStringConvertible {
         case .invalidBearerToken:
             return "a Bearer token must not contain a space or tab (RFC 6750): give the token alone, without 'Bearer '"
         case .invalidURL(let url):
-            return "'\(DebugDescription.redactedURL(url))' is not a valid URL"
+            return "'\(OneLine.escaped(DebugDescription.redactedURL(url)))' is not a valid URL"
         case .unsupportedURL(let url):
-            return "'\(DebugDescription.redactedURL(url))' is not an absolute http or https URL with a host"
+            return
+                "'\(OneLine.escaped(DebugDescription.redactedURL(url)))' is not an absolute http or https URL with a host"
         case .fileNotFound(let url):
             return "no file to upload at \(Self.shown(file: url))"
         case .fileNotReadable(let url):
             return "\(Self.shown(file: url)) is not a regular file this process can read"
         case .invalidPartName(let name):
-            return "multipart field name '\(Self.escaped(name))' is empty or contains NUL"
+            return "multipart field name '\(OneLine.escaped(name))' is empty or contains NUL"
         case .invalidFileName(let name):
-            return "file name '\(Self.escaped(name))' contains NUL"
+            return "file name '\(OneLine.escaped(name))' contains NUL"
         case .invalidMimeType(let type):
-            return "media type '\(Self.escaped(type))' is empty or not printable ASCII"
+            return "media type '\(OneLine.escaped(type))' is empty or not printable ASCII"
         case .invalidBoundary(let boundary):
             return
-                "multipart boundary '\(Self.escaped(boundary))' is not 1 to 70 RFC 2046 characters, or occurs in a field"
+                "multipart boundary '\(OneLine.escaped(boundary))' is not 1 to 70 RFC 2046 characters, or occurs in a field"
         case .bodyTooLarge(let name):
-            return "file '\(Self.escaped(name))' makes the multipart body longer than \(Int64.max) bytes"
+            return "file '\(OneLine.escaped(name))' makes the multipart body longer than \(Int64.max) bytes"
         case .invalidTimeout(let seconds):
             return "timeout \(seconds) s is not a positive number of seconds"
         }
     }
 
-    /// `text` with its control characters escaped (`\r`, `\n`, `\t`, `\0`, any other as `\u{7F}`),
-    /// so that a description quoting it stays on one line. A backslash is escaped too (`\\`): two
-    /// texts never read the same, and `==`, which compares most reasons by description, holds.
-    static func escaped(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: { isControl($0) || $0 == "\\" }) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\r": result += "\\r"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\0": result += "\\0"
-            case "\\": result += "\\\\"
-            case _ where isControl(scalar): result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    /// A C0 control character or DEL.
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || scalar.value == 0x7F
-    }
-
     /// A file's path, or a URL that is not a file URL, redacted as any URL in a description.
     private static func shown(file url: URL) -> String {
-        url.isFileURL ? url.path : DebugDescription.redactedURL(url)
+        OneLine.escaped(url.isFileURL ? url.path : DebugDescription.redactedURL(url))
     }
 
     /// Reasons are equal when they have the same case and values; `encodingFailed` and
@@ -395,9 +374,10 @@ public struct DecodingFailure: Sendable, CustomStringConvertible {
     /// Where in the body decoding failed: the dot-separated path from the body's top, array
     /// indices as numbers, ending with the missing key when a key was missing (`data.item.title`,
     /// `items.3.id`). `nil` when it failed at the top level: a body that is empty, is not JSON, or
-    /// is not the kind of value the type decodes from. The decoder's path may stop short of a
-    /// value its type refuses (on Linux, an ISO 8601 date in another format comes with the path of
-    /// the object holding it, or none): ``reason`` then says the decoder did not say where.
+    /// is not the kind of value the type decodes from. A value its type refuses may come with the
+    /// path of the object holding it: its own `init(from:)` refused it there, or the decoder's path
+    /// stopped short (on Linux, an ISO 8601 date in another format comes with the path of the
+    /// object holding it, or none); ``reason`` then says "at or inside" that object.
     public let codingPath: String?
     /// What went wrong, in words (the coding path where the decoder stopped, a missing key …).
     public let reason: String
@@ -422,9 +402,10 @@ public struct DecodingFailure: Sendable, CustomStringConvertible {
 
     /// A readable explanation naming the type, the key path and the reason.
     public var description: String {
+        // On one line: the reason quotes keys and values the server chose.
         var text = "Could not decode \(type)"
-        if let keyPath { text += " at key path '\(keyPath)'" }
-        text += ": \(reason)"
+        if let keyPath { text += " at key path '\(OneLine.escaped(keyPath))'" }
+        text += ": \(OneLine.escaped(reason))"
         if let response { text += " (status \(response.statusCode), \(response.data.count) bytes)" }
         return text
     }

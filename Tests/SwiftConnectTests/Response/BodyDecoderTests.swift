@@ -323,7 +323,7 @@ struct DecodedTests {
         let failure = try #require(decodingFailure(Fixtures.error(of: result)))
         #expect(!failure.reason.contains("top level"), "reason: \(failure.reason)")
         #if os(Linux)
-            #expect(failure.reason.hasPrefix("invalid value (the decoder did not say where): "))
+            #expect(failure.reason.hasPrefix("invalid value in the body: "), "reason: \(failure.reason)")
         #endif
 
         let nested = await connect(body: #"{"stamps":[{"at":"2024-01-01 10:00"}]}"#, configure: iso8601)
@@ -331,8 +331,51 @@ struct DecodedTests {
         let nestedFailure = try #require(decodingFailure(Fixtures.error(of: nested)))
         #expect(!nestedFailure.reason.contains("at 'stamps.0'"), "reason: \(nestedFailure.reason)")
         #if os(Linux)
-            #expect(nestedFailure.reason.hasPrefix("invalid value inside 'stamps.0' (the decoder did not say where): "))
+            #expect(nestedFailure.reason.hasPrefix("invalid value at or inside 'stamps.0': "))
         #endif
+
+        // Under snake_case conversion the path names `logStamps`, the JSON `log_stamps`: found all
+        // the same, so the object is not claimed as the place either.
+        struct SnakeLog: Decodable, Sendable { let logStamps: [Stamp] }
+        let snake = await connect(body: #"{"log_stamps":[{"at":"2024-01-01 10:00"}]}"#) {
+            $0.jsonDecoder.dateDecodingStrategy = .iso8601
+            $0.jsonDecoder.keyDecodingStrategy = .convertFromSnakeCase
+        }.request(TestConnector()).decoded(toType: SnakeLog.self).asyncResult
+        let snakeFailure = try #require(decodingFailure(Fixtures.error(of: snake)))
+        #expect(!snakeFailure.reason.contains("at 'logStamps.0':"), "reason: \(snakeFailure.reason)")
+        #if os(Linux)
+            #expect(snakeFailure.reason.hasPrefix("invalid value at or inside 'logStamps.0': "))
+        #endif
+    }
+
+    /// A type's own `init(from:)` that refuses a value throws with the path of the object it
+    /// decodes: the reason names that object, on every platform, and does not say it is unknown.
+    @Test func aValueAnObjectRefusesIsPlacedAtThatObject() async throws {
+        struct Range: Decodable, Sendable {
+            enum CodingKeys: String, CodingKey { case lo, hi }
+            let lo: Int
+            let hi: Int
+            init(from decoder: any Decoder) throws {
+                let values = try decoder.container(keyedBy: CodingKeys.self)
+                lo = try values.decode(Int.self, forKey: .lo)
+                hi = try values.decode(Int.self, forKey: .hi)
+                guard lo <= hi else {
+                    throw DecodingError.dataCorrupted(
+                        .init(codingPath: decoder.codingPath, debugDescription: "lo > hi"))
+                }
+            }
+        }
+        struct Query: Decodable, Sendable { let range: Range }
+        let nested = await connect(body: #"{"range":{"lo":3,"hi":1}}"#)
+            .request(TestConnector()).decoded(toType: Query.self).asyncResult
+        let failure = try #require(decodingFailure(Fixtures.error(of: nested)))
+        #expect(failure.reason == "invalid value at or inside 'range': lo > hi")
+        #expect(failure.codingPath == "range")
+
+        let whole = await connect(body: #"{"lo":3,"hi":1}"#).request(TestConnector()).decoded(toType: Range.self)
+            .asyncResult
+        let wholeFailure = try #require(decodingFailure(Fixtures.error(of: whole)))
+        #expect(wholeFailure.reason == "invalid value in the body: lo > hi")
     }
 
     /// With the default `.deferredToDate`, a `Date` is read as a `Double`: the reason says why a
@@ -354,6 +397,26 @@ struct DecodedTests {
             .decoded(toType: Stamp.self, decoder: other).asyncResult
         let explicitFailure = try #require(decodingFailure(Fixtures.error(of: explicit)))
         #expect(!explicitFailure.reason.contains("deferredToDate"), "reason: \(explicitFailure.reason)")
+
+        // A Double sent as a string that is no date (a price as "12.5"): no word about dates.
+        struct Price: Decodable, Sendable { let amount: Double }
+        let price = await connect(body: #"{"amount":"12.5"}"#).request(TestConnector())
+            .decoded(toType: Price.self).asyncResult
+        let priceFailure = try #require(decodingFailure(Fixtures.error(of: price)))
+        #expect(priceFailure.reason.hasPrefix("expected Double at 'amount' but found a string"))
+        #expect(!priceFailure.reason.contains("Date"), "reason: \(priceFailure.reason)")
+    }
+
+    /// A key the server chose is quoted in the reason; the failure's description keeps it on one
+    /// line, whatever line breaks it holds.
+    @Test func aServersKeyWithALineBreakStaysOnOneLine() async throws {
+        let result = await connect(body: #"{"a\nFORGED LINE":"x"}"#).request(TestConnector())
+            .decoded(toType: [String: Int].self).asyncResult
+        let error = try #require(Fixtures.error(of: result) as? ConnectError)
+        let failure = try #require(decodingFailure(error))
+        #expect(failure.reason.contains("a\nFORGED LINE"), "the reason keeps the key as it is")
+        #expect(!error.description.contains("\n"), "\(error.description.debugDescription)")
+        #expect(error.description.contains(#"a\nFORGED LINE"#), "\(error.description.debugDescription)")
     }
 
     /// A body of the wrong kind for the type is a failure at the top level, and says so.

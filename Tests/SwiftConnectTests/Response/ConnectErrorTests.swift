@@ -455,10 +455,20 @@ struct ConnectErrorEscapingTests {
         (.invalidPartName("a\u{0}b\t"), #"'a\0b\t'"#),
         (.invalidBoundary("b\u{1B}\u{7F}"), #"'b\u{1B}\u{7F}'"#),
         (.missingPathValue(slot: "id\n"), #"{id\n}"#),
+        // Line breaks to other readers: NEL and the other C1 controls, U+2028 and U+2029.
+        (.invalidHeader(name: "X\u{85}Y\u{2028}Z\u{2029}\u{9B}"), #"'X\u{85}Y\u{2028}Z\u{2029}\u{9B}'"#),
+        // URLs and paths, which the user wrote or a server sent.
+        (.invalidBaseURL("https://api.example.com/v1\nX"), #"'https://api.example.com/v1\nX'"#),
+        (.malformedEndpoint("/users/{id\n", detail: "a slot is not closed"), #"'/users/{id\n'"#),
+        (.unsupportedURL("ftp://h/\r\nX"), #"'ftp://h/\r\nX'"#),
+        (.fileNotFound(URL(fileURLWithPath: "/tmp/a\nb.png")), #"/tmp/a\nb.png"#),
     ])
     func controlCharactersInQuotedValuesAreEscaped(reason: InvalidRequestReason, shown: String) {
         let text = ConnectError.invalidRequest(reason).description
-        #expect(!text.unicodeScalars.contains { $0.value < 0x20 || $0.value == 0x7F }, "\(text.debugDescription)")
+        #expect(!text.contains { $0.isNewline }, "\(text.debugDescription)")
+        #expect(
+            !text.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) },
+            "\(text.debugDescription)")
         #expect(text.contains(shown), "\(text.debugDescription)")
     }
 
